@@ -1,0 +1,143 @@
+"""What shlo-opt does with one buffer: parse, run the planned pipeline, report, print.
+
+Kept apart from the argument parsing in `opt_main` so the same steps serve `--split-input-file`
+chunks, whole files and tests alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from dataclasses import dataclass
+
+from shlo.diagnostics import Diagnostic, format_all, from_mlir_error
+from shlo.ir_io import IRModule, PrintOptions, parse_source
+from shlo.opt_main import PROG, Outcome, UsageError
+from shlo.pipeline import (Contexts, PipelineError, PipelineFailed, RunOptions, Segment,
+                           UnknownPass, plan, run_segments)
+from shlo.pipeline_syntax import Element, PipelineSyntaxError, flag_to_element, parse_pipeline
+from shlo.repro import write_repro
+from shlo.source import Source
+from shlo.verify_diagnostics import verify
+from shlo.world import WORLD_NAMES, ContextPolicy, get_world
+
+
+@dataclass
+class Driver:
+    """A planned pipeline and the flags that say how to parse, run and print."""
+
+    policy: ContextPolicy
+    segments: list[Segment]
+    run_options: RunOptions
+    verify_diagnostics: bool
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, extras: list[str]) -> Driver:
+        policy = ContextPolicy(allow_unregistered_dialects=args.allow_unregistered_dialect,
+                               threading=not args.mlir_disable_threading)
+        printing = PrintOptions(generic=args.mlir_print_op_generic,
+                                debug_info=args.mlir_print_debuginfo,
+                                local_scope=args.mlir_print_local_scope,
+                                elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
+                                bytecode=args.emit_bytecode)
+        run_options = RunOptions(
+            print_before_all=args.mlir_print_ir_before_all,
+            print_after_all=args.mlir_print_ir_after_all,
+            print_after_change=args.mlir_print_ir_after_change,
+            print_after_failure=args.mlir_print_ir_after_failure,
+            print_module_scope=args.mlir_print_ir_module_scope,
+            timing=args.mlir_timing, printing=printing)
+        segments = _plan_from_args(args.pass_pipeline, extras, policy)
+        if args.dump_pass_pipeline:
+            sys.stderr.write("".join(f"[{s.source}] {s}\n" for s in segments))
+        return cls(policy, segments, run_options, args.verify_diagnostics)
+
+    def process(self, chunk: Source, whole: Source) -> Outcome:
+        """Parse and transform one buffer; diagnostics go to stderr (or to the verifier)."""
+        contexts = Contexts(self.policy)
+        failure: PipelineFailed | None = None
+        output = io.BytesIO()
+        try:
+            module, diagnostics = self._parse_or_report(chunk, contexts)
+            if module is not None:
+                try:
+                    module = run_segments(module, self.segments, contexts, self.run_options)
+                    module.write(output, self.run_options.printing)
+                except PipelineFailed as failed:
+                    module, failure, diagnostics = None, failed, failed.diagnostics
+            diagnostics = contexts.sink.diagnostics + diagnostics
+        finally:
+            contexts.close()
+        reported = verify(chunk, diagnostics) if self.verify_diagnostics else diagnostics
+        sources = {} if whole.is_bytecode else {whole.name: whole.text}
+        sys.stderr.write(format_all(reported, sources))
+        if failure is not None and not self.verify_diagnostics:
+            self._report_repro(chunk, failure)
+        ok = (module is not None) if not self.verify_diagnostics else not reported
+        return Outcome(ok, output.getvalue())
+
+    def _parse_or_report(self, chunk: Source, contexts: Contexts) -> tuple[IRModule | None,
+                                                                           list[Diagnostic]]:
+        try:
+            return self._parse(chunk, contexts), []
+        except Exception as error:  # the world's MLIRError; each world has its own class
+            if type(error).__name__ != "MLIRError":
+                raise
+            return None, from_mlir_error(error)
+
+    def _parse(self, chunk: Source, contexts: Contexts) -> IRModule:
+        """Parse in the world the pipeline starts in; IR of the other world's dialects also parses."""
+        first = next((s.source for s in self.segments if s.source in WORLD_NAMES), "stablehlo")
+        order = [first, *(name for name in WORLD_NAMES if name != first)]
+        errors = []
+        for name in order:
+            world = get_world(name)
+            try:
+                return parse_source(world, contexts.get(world), chunk)
+            except world.ir.MLIRError as error:
+                errors.append(error)
+                if "not found for custom op" not in str(error) and "Dialect `" not in str(error):
+                    raise
+        raise errors[0]
+
+    def _report_repro(self, chunk: Source, failure: PipelineFailed) -> None:
+        """Write a reproducer for the failing segment from the IR that entered it."""
+        before = chunk if failure.before is None else Source(chunk.name, failure.before)
+        contexts = Contexts(self.policy)
+        try:
+            module = self._parse(before, contexts)
+            flags = ["--allow-unregistered-dialect"] if self.policy.allow_unregistered_dialects \
+                else []
+            path, command = write_repro(module, str(failure.segment), flags)
+        finally:
+            contexts.close()
+        sys.stderr.write(f"{PROG}: pipeline segment [{failure.segment.source}] failed; "
+                         f"reproducer: {path}\n{PROG}: rerun with: {command}\n")
+
+
+def _plan_from_args(pipeline: str | None, flags: list[str], policy: ContextPolicy) -> list[Segment]:
+    stray = [flag for flag in flags if not flag.startswith("--")]
+    if stray:
+        raise UsageError(f"unexpected argument '{stray[0]}' (one input file at most)")
+    if pipeline and flags:
+        raise UsageError("'--pass-pipeline' cannot be used with individual pass flags "
+                         f"({', '.join(flags)})")
+    contexts = Contexts(policy)
+    try:
+        if pipeline:
+            anchored = parse_pipeline(pipeline)
+            return plan(anchored.name, list(anchored.nested or ()), contexts)
+        elements: list[Element] = [flag_to_element(flag) for flag in flags]
+        return plan("builtin.module", elements, contexts, implicit_nesting=True)
+    except UnknownPass as error:
+        if pipeline:
+            raise UsageError(str(error)) from None
+        near = " or ".join(f"'--{name}'" for name in error.suggestions)
+        raise UsageError(f"unknown pass or option '--{error.name}'"
+                         + (f"; did you mean {near}?" if near else "")
+                         + f" (see '{PROG} --list-passes')") from None
+    except (PipelineError, PipelineSyntaxError) as error:
+        raise UsageError(str(error)) from None
+    finally:
+        contexts.close()

@@ -1,0 +1,101 @@
+"""Parsing, printing and moving IR, written once for both binding worlds.
+
+Every function takes the `World` it works in; nothing here imports a binding.  Text and bytecode
+are told apart by bytecode's magic number, never by the file name.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from shlo.source import Source, wrap_in_module
+from shlo.world import World
+
+_NOT_ONE_OP = "source must contain a single top-level operation"
+
+
+@dataclass(frozen=True)
+class PrintOptions:
+    """The printing flags of mlir-opt that shlo-opt supports."""
+
+    generic: bool = False
+    debug_info: bool = False
+    local_scope: bool = False
+    elide_elements_above: int | None = None
+    bytecode: bool = False
+
+
+@dataclass
+class IRModule:
+    """A top-level `builtin.module` and the world and context it lives in."""
+
+    world: World
+    context: Any
+    operation: Any
+
+    def to_bytecode(self) -> bytes:
+        buffer = io.BytesIO()
+        self.operation.write_bytecode(buffer)
+        return buffer.getvalue()
+
+    def transfer(self, world: World, context: Any) -> IRModule:
+        """This module in another world, handed over as bytecode (objects never cross)."""
+        if world is self.world and context is self.context:
+            return self
+        return from_bytecode(world, context, self.to_bytecode())
+
+    def write(self, stream: BinaryIO, options: PrintOptions) -> None:
+        """Print as mlir-opt prints its output: the module, then a newline (or bytecode)."""
+        if options.bytecode:
+            self.operation.write_bytecode(stream)
+            return
+        self.operation.print(
+            file=stream,
+            binary=True,
+            print_generic_op_form=options.generic,
+            enable_debug_info=options.debug_info,
+            use_local_scope=options.local_scope,
+            large_elements_limit=options.elide_elements_above,
+            assume_verified=True,
+        )
+        stream.write(b"\n")
+
+    def text(self, options: PrintOptions = PrintOptions()) -> str:
+        buffer = io.BytesIO()
+        self.write(buffer, options)
+        return buffer.getvalue().decode()
+
+
+def from_bytecode(world: World, context: Any, data: bytes) -> IRModule:
+    return IRModule(world, context, world.ir.Module.parse(data, context).operation)
+
+
+def parse_source(world: World, context: Any, source: Source) -> IRModule:
+    """Parse text or bytecode into a module, with locations that name the user's file.
+
+    Raises the world's `MLIRError` on malformed input.
+    """
+    if source.is_file and source.first_line == 1:
+        operation = world.ir.Module.parseFile(source.name, context).operation
+    elif source.is_bytecode:
+        operation = world.ir.Module.parse(source.data, context).operation
+    else:
+        operation = _parse_text(world, context, source)
+    return IRModule(world, context, operation)
+
+
+def _parse_text(world: World, context: Any, source: Source) -> Any:
+    text = source.padded_text()
+    try:
+        operation = world.ir.Operation.parse(text, source_name=source.name, context=context)
+    except world.ir.MLIRError as error:
+        if _NOT_ONE_OP not in str(error):
+            raise
+        operation = None
+    if operation is None or operation.operation.name != "builtin.module":
+        operation = world.ir.Operation.parse(
+            wrap_in_module(text), source_name=source.name, context=context
+        )
+    return operation.operation

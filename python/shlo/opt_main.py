@@ -1,0 +1,137 @@
+"""`shlo-opt`: stablehlo-opt/mlir-opt's command line on the MLIR Python bindings.
+
+Upstream RUN lines work by swapping the tool name: same flags (single or double dash), passes
+as flags in command-line order or as `--pass-pipeline=`, the same output and diagnostics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shlo.source import DEFAULT_SPLIT_MARKER, InputError, Source, read_source, split_source
+
+PROG = "shlo-opt"
+_EPILOG = """Every registered pass is also a flag: --NAME or --NAME='opt=value opt2=value'
+(see --list-passes).  Passes given as flags run in command-line order."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, allow_abbrev=False, epilog=_EPILOG,
+                                     description="MLIR modular optimizer driver for StableHLO")
+    add = parser.add_argument
+    add("input", nargs="?", default="-", help="input file, text or bytecode ('-' for stdin)")
+    add("-o", "--output", default="-", help="output file, written atomically ('-' for stdout)")
+    add("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(inline, canonicalize)'")
+    add("--split-input-file", action="store_true",
+        help="process each chunk between '// -----' lines on its own (=MARKER for another)")
+    add("--input-split-marker", default=DEFAULT_SPLIT_MARKER, help=argparse.SUPPRESS)
+    add("--output-split-marker", default=DEFAULT_SPLIT_MARKER, help="marker between outputs")
+    add("--verify-diagnostics", action="store_true",
+        help="check diagnostics against expected-* comments in the input")
+    add("--allow-unregistered-dialect", action="store_true", help="allow unregistered ops")
+    add("--mlir-print-op-generic", action="store_true", help="print the generic op form")
+    add("--mlir-print-debuginfo", action="store_true", help="print locations")
+    add("--mlir-print-local-scope", action="store_true", help="print with local scope")
+    add("--mlir-elide-elementsattrs-if-larger", type=int, metavar="N",
+        help="elide constants with more than N elements")
+    add("--emit-bytecode", action="store_true", help="write MLIR bytecode")
+    for when in ("before-all", "after-all", "after-change", "after-failure", "module-scope"):
+        add(f"--mlir-print-ir-{when}", action="store_true", help=f"print IR {when}")
+    add("--mlir-timing", action="store_true", help="print pass timing")
+    add("--mlir-disable-threading", action="store_true", help="run on one thread")
+    add("--dump-pass-pipeline", action="store_true",
+        help="print the pipeline and where each segment runs")
+    add("--list-passes", action="store_true", help="print every pass and where it comes from")
+    add("--version", action="store_true", help="print shlo's and the wheels' versions")
+    return parser
+
+
+def normalize_argv(argv: Sequence[str]) -> list[str]:
+    """mlir-opt's spellings for argparse: `-flag` as `--flag`; `--split-input-file=MARKER`."""
+    normalized = []
+    for arg in argv:
+        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
+            arg = "-" + arg
+        flag, has_value, marker = arg.partition("=")
+        if flag == "--split-input-file" and has_value:
+            normalized += [flag, f"--input-split-marker={marker}"]
+        else:
+            normalized.append(arg)
+    return normalized
+
+
+class UsageError(Exception):
+    """A mistake on the command line: reported as `shlo-opt: message`, exit 1."""
+
+
+@dataclass
+class Outcome:
+    """What processing one buffer produced."""
+
+    ok: bool
+    output: bytes = b""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"] or args == ["-version"]:  # fast path: no bindings, no argparse
+        from shlo.versions import version_text
+
+        sys.stdout.write(version_text())
+        return 0
+    try:
+        return _run(args)
+    except (UsageError, InputError) as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run(argv: list[str]) -> int:
+    parser = build_parser()
+    args, extras = parser.parse_known_args(normalize_argv(argv))
+    if args.version:
+        from shlo.versions import version_text
+
+        sys.stdout.write(version_text())
+        return 0
+    if args.list_passes:
+        from shlo.registry import all_passes, format_pass_list
+
+        sys.stdout.write(format_pass_list(all_passes()))
+        return 0
+    from shlo.driver import Driver
+
+    driver = Driver.from_args(args, extras)
+    source = read_source(args.input)
+    chunks = split_source(source, args.input_split_marker) if args.split_input_file else [source]
+    if args.emit_bytecode and len(chunks) > 1:
+        raise UsageError("--emit-bytecode cannot be combined with --split-input-file")
+    return _emit(driver, source, chunks, args)
+
+
+def _emit(driver: object, source: Source, chunks: list[Source], args: argparse.Namespace) -> int:
+    from shlo.output import AtomicOutput
+
+    separator = (args.output_split_marker + "\n").encode()
+    ok = True
+    with AtomicOutput(args.output) as out:
+        for index, chunk in enumerate(chunks):
+            outcome = driver.process(chunk, source)
+            ok &= outcome.ok
+            out.stream.write((separator if index else b"") + outcome.output)
+            out.stream.flush()
+        if ok or args.output == "-":
+            out.commit()
+    if not ok and args.output != "-" and os.path.exists(args.output):
+        print(f"{PROG}: {args.output} left as it was", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""Atomic output files: a failed run never leaves a half-written or clobbered `-o` file."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+
+class AtomicOutput:
+    """Write to a temporary file beside `path`; `commit()` renames it over `path`.
+
+    Leaving the `with` block without `commit()` (a failure, an exception) deletes the temporary
+    file and leaves any existing `path` as it was.  `-` means standard output, written directly.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._scratch: Path | None = None
+        self.stream: BinaryIO = sys.stdout.buffer
+
+    def __enter__(self) -> AtomicOutput:
+        if self.path != "-":
+            target = Path(self.path)
+            fd, scratch = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                           suffix=".tmp")
+            self._scratch = Path(scratch)
+            self.stream = os.fdopen(fd, "wb")
+        return self
+
+    def commit(self) -> None:
+        self.stream.flush()
+        if self._scratch is None:
+            return
+        self.stream.close()
+        self._scratch.chmod(_final_mode(Path(self.path)))
+        os.replace(self._scratch, self.path)
+        self._scratch = None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self._scratch is not None:
+            self.stream.close()
+            self._scratch.unlink(missing_ok=True)
+
+
+def _final_mode(target: Path) -> int:
+    """An existing file keeps its mode; a new one gets the usual 0666 less the umask."""
+    if target.exists():
+        return target.stat().st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

@@ -1,0 +1,256 @@
+"""Plan a pass pipeline into segments by where each pass runs, and run them in order.
+
+MLIR's textual pipeline parser cannot name Python passes and each binding world knows only its
+own passes, so a pipeline is cut at its top-level elements: consecutive elements that run in the
+same place form one segment (Python passes join StableHLO-world segments through
+`PassManager.add(callable)`), and the module is handed across as bytecode between segments.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from shlo import native_tools
+from shlo.diagnostics import Diagnostic, DiagnosticSink, from_mlir_error, parse_printed
+from shlo.ir_io import IRModule, PrintOptions, from_bytecode
+from shlo.pipeline_syntax import Element
+from shlo.python_pass import OptionError, python_passes
+from shlo.registry import all_passes, closest_names, native_passes
+from shlo.world import WORLD_NAMES, ContextPolicy, World, get_world
+
+_RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
+_UNKNOWN = "does not refer to a registered pass"
+
+
+class PipelineError(ValueError):
+    """The pipeline itself is wrong (unknown pass, bad option): reported before any IR runs."""
+
+
+class UnknownPass(PipelineError):
+    """A pass name no world, tool or Python registry knows; carries the closest known names."""
+
+    def __init__(self, name: str, suggestions: list[str]) -> None:
+        hint = f"; did you mean {' or '.join(repr(n) for n in suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown pass '{name}'{hint}")
+        self.name = name
+        self.suggestions = suggestions
+
+
+class PipelineFailed(Exception):
+    """A segment failed on the IR; carries the diagnostics it produced."""
+
+    def __init__(self, segment: Segment, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(f"pipeline segment {segment} failed")
+        self.segment = segment
+        self.diagnostics = diagnostics
+        self.before: bytes | None = None  # bytecode of the IR entering a segment after the first
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Consecutive top-level elements that run in one place: a binding world or a native tool."""
+
+    source: str
+    anchor: str
+    elements: tuple[Element, ...]
+    from_flags: bool = False  # given as per-pass flags: native tools nest them implicitly
+
+    def __str__(self) -> str:
+        return f"{self.anchor}({', '.join(map(str, self.elements))})"
+
+    def native_arguments(self) -> list[str]:
+        """How a native tool takes this segment: the flags as given, or the pipeline text."""
+        if self.from_flags:
+            return [f"--{e.name}={e.options}" if e.options else f"--{e.name}"
+                    for e in self.elements]
+        return [f"--pass-pipeline={self}"]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """mlir-opt's pass-manager instrumentation flags."""
+
+    print_before_all: bool = False
+    print_after_all: bool = False
+    print_after_change: bool = False
+    print_after_failure: bool = False
+    print_module_scope: bool = False
+    timing: bool = False
+    printing: PrintOptions = PrintOptions()
+
+    def native_flags(self, policy: ContextPolicy) -> list[str]:
+        flags = {
+            "--mlir-print-ir-before-all": self.print_before_all,
+            "--mlir-print-ir-after-all": self.print_after_all,
+            "--mlir-print-ir-after-change": self.print_after_change,
+            "--mlir-print-ir-after-failure": self.print_after_failure,
+            "--mlir-print-ir-module-scope": self.print_module_scope,
+            "--mlir-timing": self.timing,
+            "--mlir-print-debuginfo": self.printing.debug_info,
+            "--mlir-print-op-generic": self.printing.generic,
+            "--mlir-disable-threading": not policy.threading,
+            "--allow-unregistered-dialect": policy.allow_unregistered_dialects,
+        }
+        return [flag for flag, wanted in flags.items() if wanted]
+
+
+@dataclass
+class Contexts:
+    """One context per world for a unit of work, created on first use, all reporting to `sink`."""
+
+    policy: ContextPolicy
+    sink: DiagnosticSink = field(default_factory=DiagnosticSink)
+    _made: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def get(self, world: World) -> Any:
+        if world.name not in self._made:
+            context = world.make_context(self.policy)
+            self._made[world.name] = (context, context.attach_diagnostic_handler(self.sink.handle))
+        return self._made[world.name][0]
+
+    def close(self) -> None:
+        for _, handler in self._made.values():
+            handler.detach()
+        self._made.clear()
+
+
+def plan(anchor: str, elements: list[Element], contexts: Contexts,
+         implicit_nesting: bool = False) -> list[Segment]:
+    """Segments for `anchor(elements)`; `implicit_nesting` nests op-specific passes as flags do."""
+    segments: list[Segment] = []
+    for element in elements:
+        source, resolved = _classify(anchor, element, contexts, implicit_nesting)
+        if segments and segments[-1].source == source:
+            segments[-1] = Segment(source, anchor, (*segments[-1].elements, resolved),
+                                   implicit_nesting)
+        else:
+            segments.append(Segment(source, anchor, (resolved,), implicit_nesting))
+    return segments
+
+
+def _classify(anchor: str, element: Element, contexts: Contexts,
+              implicit_nesting: bool) -> tuple[str, Element]:
+    python = python_passes()
+    if element.nested is None and element.name in python:
+        try:
+            python[element.name].parse_options(element.options)
+        except OptionError as error:
+            raise PipelineError(str(error)) from None
+        return "stablehlo", element
+    if any(name in python for name in element.pass_names()):
+        raise PipelineError(f"Python passes run on the top-level module only: '{element}' nests one")
+    for world_name in WORLD_NAMES:
+        world = get_world(world_name)
+        resolved = _try_add(world, contexts.get(world), anchor, element, implicit_nesting)
+        if resolved is not None:
+            return world_name, resolved
+    return _native_source(element), element
+
+
+def _try_add(world: World, context: Any, anchor: str, element: Element,
+             implicit_nesting: bool) -> Element | None:
+    """The element as `world` accepts it, None if `world` lacks one of its passes."""
+    try:
+        world.passmanager.PassManager(anchor, context).add(str(element))
+        return element
+    except ValueError as error:
+        message = str(error)
+    if _UNKNOWN in message:
+        return None
+    restricted = _RESTRICTED.search(message)
+    if restricted and implicit_nesting and element.nested is None:
+        return _try_add(world, context, anchor, Element(restricted.group(1), nested=(element,)),
+                        False)
+    raise PipelineError(_clean_parser_message(message))
+
+
+def _native_source(element: Element) -> str:
+    native = native_passes()
+    tools = {native[name].source if name in native else None for name in element.pass_names()}
+    if len(tools) == 1 and (tool := tools.pop()) in native_tools.NATIVE_TOOLS:
+        return tool
+    known = all_passes()
+    for name in element.pass_names():
+        if name not in known:
+            raise UnknownPass(name, closest_names(name, list(known)))
+    raise PipelineError(f"'{element}' mixes passes that run in different tools; split it")
+
+
+def _clean_parser_message(message: str) -> str:
+    lines = [line for line in message.splitlines() if not line.startswith("failed to add")]
+    return re.sub(r"^MLIR Textual PassPipeline Parser:\d+:\d+: error: ", "", "\n".join(lines))
+
+
+def run_segments(module: IRModule, segments: list[Segment], contexts: Contexts,
+                 options: RunOptions) -> IRModule:
+    """Run every segment in order; raises `PipelineFailed` from the first that fails.
+
+    The IR entering each segment after the first is kept as bytecode for a reproducer; the IR
+    entering the first is the caller's input, which it can parse again at no cost to success.
+    """
+    for index, segment in enumerate(segments):
+        before = module.to_bytecode() if index else None
+        run = _run_in_world if segment.source in WORLD_NAMES else _run_native
+        try:
+            module = run(module, segment, contexts, options)
+        except PipelineFailed as failure:
+            failure.before = before
+            raise
+    return module
+
+
+def _run_in_world(module: IRModule, segment: Segment, contexts: Contexts,
+                  options: RunOptions) -> IRModule:
+    world = get_world(segment.source)
+    module = module.transfer(world, contexts.get(world))
+    manager = world.passmanager.PassManager(segment.anchor, module.context)
+    python = python_passes()
+    for element in segment.elements:
+        if element.nested is None and element.name in python:
+            python_pass = python[element.name]
+            adapter = python_pass.adapter(python_pass.parse_options(element.options))
+            manager.add(adapter, name=element.name, argument=element.name)
+        else:
+            manager.add(str(element))
+    _instrument(manager, options)
+    try:
+        manager.run(module.operation)
+    except world.ir.MLIRError as error:
+        raise PipelineFailed(segment, from_mlir_error(error)) from None
+    finally:
+        del manager  # the timing report prints when the pass manager goes away
+    return module
+
+
+def _instrument(manager: Any, options: RunOptions) -> None:
+    if any((options.print_before_all, options.print_after_all, options.print_after_change,
+            options.print_after_failure)):
+        manager.enable_ir_printing(
+            print_before_all=options.print_before_all,
+            print_after_all=options.print_after_all,
+            print_module_scope=options.print_module_scope,
+            print_after_change=options.print_after_change,
+            print_after_failure=options.print_after_failure,
+            enable_debug_info=options.printing.debug_info,
+            print_generic_op_form=options.printing.generic,
+        )
+    if options.timing:
+        manager.enable_timing()
+
+
+def _run_native(module: IRModule, segment: Segment, contexts: Contexts,
+                options: RunOptions) -> IRModule:
+    result = native_tools.run_tool(segment.source, module.to_bytecode(),
+                                   segment.native_arguments()
+                                   + options.native_flags(contexts.policy))
+    diagnostics = parse_printed(result.stderr)
+    passthrough = [line for line in result.stderr.splitlines(keepends=True)
+                   if not parse_printed(line)]
+    sys.stderr.write("".join(passthrough))
+    if result.returncode != 0:
+        raise PipelineFailed(segment, diagnostics or [Diagnostic("error", result.stderr.strip())])
+    contexts.sink.diagnostics.extend(diagnostics)
+    return from_bytecode(module.world, module.context, result.output)
