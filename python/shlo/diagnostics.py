@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
@@ -37,6 +37,11 @@ class Diagnostic:
         where = (match.group(1), int(match.group(2)), int(match.group(3))) if match else (None, 0, 0)
         notes = tuple(cls.from_binding(note) for note in diag.notes)
         return cls(diag.severity.name.lower(), diag.message, *where, notes=notes)
+
+    def renamed(self, old: str, new: str) -> Diagnostic:
+        """The same diagnostic with locations in file `old` moved to file `new`."""
+        notes = tuple(note.renamed(old, new) for note in self.notes)
+        return replace(self, file=new if self.file == old else self.file, notes=notes)
 
     def where(self) -> str:
         return f"{self.file}:{self.line}:{self.column}" if self.file else "<unknown>:0"

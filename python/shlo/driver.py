@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from shlo.diagnostics import Diagnostic, format_all, from_mlir_error
-from shlo.ir_io import IRModule, PrintOptions, parse_source
+from shlo.ir_io import UNNAMED, IRModule, PrintOptions, parse_source
 from shlo.opt_main import PROG, Outcome, UsageError
 from shlo.pipeline import (Contexts, PipelineError, PipelineFailed, RunOptions, Segment,
                            UnknownPass, plan, run_segments)
@@ -66,7 +66,8 @@ class Driver:
                     module.write(output, self.run_options.printing)
                 except PipelineFailed as failed:
                     module, failure, diagnostics = None, failed, failed.diagnostics
-            diagnostics = contexts.sink.diagnostics + diagnostics
+            diagnostics = [d.renamed(UNNAMED, chunk.name)
+                           for d in contexts.sink.diagnostics + diagnostics]
         finally:
             contexts.close()
         reported = verify(chunk, diagnostics) if self.verify_diagnostics else diagnostics

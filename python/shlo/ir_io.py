@@ -14,6 +14,7 @@ from shlo.source import Source, wrap_in_module
 from shlo.world import World
 
 _NOT_ONE_OP = "source must contain a single top-level operation"
+UNNAMED = "-"
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,9 @@ def from_bytecode(world: World, context: Any, data: bytes) -> IRModule:
 def parse_source(world: World, context: Any, source: Source) -> IRModule:
     """Parse text or bytecode into a module, with locations that name the user's file.
 
+    The one exception: text whose first line is an operation and which is not a file of its
+    own (stdin, a split chunk) gets MLIR's unnamed buffer name `-` (see `UNNAMED`).
+
     Raises the world's `MLIRError` on malformed input.
     """
     if source.is_file and source.first_line == 1:
@@ -94,8 +98,9 @@ def _parse_text(world: World, context: Any, source: Source) -> Any:
         if _NOT_ONE_OP not in str(error):
             raise
         operation = None
-    if operation is None or operation.operation.name != "builtin.module":
-        operation = world.ir.Operation.parse(
-            wrap_in_module(text), source_name=source.name, context=context
-        )
-    return operation.operation
+    if operation is not None and operation.operation.name == "builtin.module":
+        return operation.operation
+    wrapped = wrap_in_module(text)
+    if wrapped is None:  # MLIR's own implicit module; its locations name the file "-"
+        return world.ir.Module.parse(text, context).operation
+    return world.ir.Operation.parse(wrapped, source_name=source.name, context=context).operation

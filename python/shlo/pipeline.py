@@ -8,8 +8,12 @@ same place form one segment (Python passes join StableHLO-world segments through
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,18 +157,21 @@ def _classify(anchor: str, element: Element, contexts: Contexts,
 def _try_add(world: World, context: Any, anchor: str, element: Element,
              implicit_nesting: bool) -> Element | None:
     """The element as `world` accepts it, None if `world` lacks one of its passes."""
-    try:
-        world.passmanager.PassManager(anchor, context).add(str(element))
-        return element
-    except ValueError as error:
-        message = str(error)
+    with _native_stderr() as printed:
+        try:
+            world.passmanager.PassManager(anchor, context).add(str(element))
+            return element
+        except ValueError as error:
+            message = str(error)
     if _UNKNOWN in message:
         return None
     restricted = _RESTRICTED.search(message)
     if restricted and implicit_nesting and element.nested is None:
         return _try_add(world, context, anchor, Element(restricted.group(1), nested=(element,)),
                         False)
-    raise PipelineError(_clean_parser_message(message))
+    details = [printed[0].strip().lstrip(": "), _clean_parser_message(message)]
+    raise PipelineError(f"invalid pipeline element '{element}': "
+                        + "\n".join(d for d in details if d))
 
 
 def _native_source(element: Element) -> str:
@@ -180,8 +187,26 @@ def _native_source(element: Element) -> str:
 
 
 def _clean_parser_message(message: str) -> str:
-    lines = [line for line in message.splitlines() if not line.startswith("failed to add")]
+    lines = [line for line in message.splitlines()
+             if line.strip() and not line.startswith("failed to add")]
     return re.sub(r"^MLIR Textual PassPipeline Parser:\d+:\d+: error: ", "", "\n".join(lines))
+
+
+@contextmanager
+def _native_stderr() -> Iterator[list[str]]:
+    """Capture what native code prints on fd 2 (LLVM's option parser reports errors there)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    printed: list[str] = []
+    with tempfile.TemporaryFile() as scratch:
+        os.dup2(scratch.fileno(), 2)
+        try:
+            yield printed
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            scratch.seek(0)
+            printed.append(scratch.read().decode(errors="replace"))
 
 
 def run_segments(module: IRModule, segments: list[Segment], contexts: Contexts,
@@ -226,11 +251,11 @@ def _run_in_world(module: IRModule, segment: Segment, contexts: Contexts,
 
 
 def _instrument(manager: Any, options: RunOptions) -> None:
-    if any((options.print_before_all, options.print_after_all, options.print_after_change,
-            options.print_after_failure)):
+    """mlir-opt's semantics: after-failure alone prints failures; after-change needs after-all."""
+    if any((options.print_before_all, options.print_after_all, options.print_after_failure)):
         manager.enable_ir_printing(
             print_before_all=options.print_before_all,
-            print_after_all=options.print_after_all,
+            print_after_all=options.print_after_all or options.print_after_failure,
             print_module_scope=options.print_module_scope,
             print_after_change=options.print_after_change,
             print_after_failure=options.print_after_failure,

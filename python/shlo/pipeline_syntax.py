@@ -50,7 +50,8 @@ def split_top_level(text: str, separator: str = ",") -> list[str]:
         elif depth and ch == depth[-1]:
             depth.pop()
         elif ch in ")}]":
-            raise PipelineSyntaxError(f"unbalanced '{ch}' in pipeline '{text}'")
+            wanted = f"expected '{depth[-1]}' before" if depth else "unbalanced"
+            raise PipelineSyntaxError(f"{wanted} '{ch}' at column {i + 1} of '{text}'")
         elif ch == separator and not depth:
             pieces.append(text[start:i])
             start = i + 1

@@ -140,14 +140,15 @@ def _strip_comment(line: str) -> str:
     return line
 
 
-def wrap_in_module(text: str) -> str:
+def wrap_in_module(text: str) -> str | None:
     """Put the top-level operations of `text` inside `module { ... }` without moving any line.
 
     MLIR tools parse a file whose operations are not one `builtin.module` into an implicit
     module; the bindings' `Operation.parse` (the only parser that takes a source name) does not.
-    `module {` replaces the blank or comment line before the first operation (or goes in front
-    of it when there is none) and `}` follows the last operation on its own line's end, so
-    every location the parser records still points at the user's line and column.
+    `module {` replaces the blank or comment line before the first operation (or follows the
+    alias on it) and `}` follows the last operation on its own line's end, so every location
+    the parser records still points at the user's line and column.  Returns None when the
+    first operation starts the text: there is no line to put `module {` on.
     """
     starts = _item_starts(text)
     ops = [offset for offset, kind in starts if kind == "op"]
@@ -160,7 +161,7 @@ def wrap_in_module(text: str) -> str:
     body = text[first:last_end] + " }" + text[last_end:]
     line_start = text.rfind("\n", 0, first) + 1
     if line_start == 0:
-        return "module { " + body  # nothing above the first op: only this line's columns move
+        return None
     prev_start = text.rfind("\n", 0, line_start - 1) + 1
     prev_code = _strip_comment(text[prev_start : line_start - 1]).rstrip()
     head = text[:prev_start] + (prev_code + " module {" if prev_code.strip() else "module {")

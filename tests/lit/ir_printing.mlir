@@ -1,0 +1,33 @@
+// IR printing and timing instrumentation, as mlir-opt prints them (on stderr).
+// RUN: shlo-opt %s --canonicalize --cse --mlir-print-ir-before-all 2>&1 >/dev/null | filecheck %s --check-prefix=BEFORE
+// RUN: shlo-opt %s --canonicalize --cse --mlir-print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=AFTER
+// RUN: shlo-opt %s --canonicalize --cse --mlir-print-ir-after-all --mlir-print-ir-after-change 2>&1 >/dev/null | filecheck %s --check-prefix=CHANGE
+// RUN: not shlo-opt %s --pass-pipeline='builtin.module(canonicalize, shlo-op-stats{format=xml})' --mlir-print-ir-after-failure 2>&1 | filecheck %s --check-prefix=FAILURE
+// RUN: shlo-opt %s --pass-pipeline='builtin.module(func.func(cse))' --mlir-print-ir-after-all --mlir-print-ir-module-scope 2>&1 >/dev/null | filecheck %s --check-prefix=SCOPE
+// RUN: shlo-opt %s --canonicalize --shlo-op-stats --mlir-timing 2>&1 >/dev/null | filecheck %s --check-prefix=TIMING
+// RUN: shlo-opt %s --canonicalize --mlir-disable-threading --mlir-timing 2>&1 | filecheck %s --check-prefix=SERIAL
+
+// BEFORE: // -----// IR Dump Before CanonicalizerPass: canonicalize{
+// BEFORE: stablehlo.add
+// BEFORE: // -----// IR Dump Before CSEPass: cse //----- //
+// AFTER: // -----// IR Dump After CanonicalizerPass: canonicalize{
+// AFTER: // -----// IR Dump After CSEPass: cse //----- //
+// After-change (with after-all) prints only passes that changed the IR: CSE merges the adds.
+// CHANGE-NOT: IR Dump After CanonicalizerPass
+// CHANGE: // -----// IR Dump After CSEPass: cse //----- //
+// CHANGE-NOT: IR Dump After
+// FAILURE: // -----// IR Dump After shlo-op-stats Failed: shlo-op-stats //----- //
+// FAILURE: error: shlo-op-stats: format must be one of text, json, not 'xml'
+// SCOPE: // -----// IR Dump After CSEPass (cse) ('func.func' operation: @f) //----- //
+// SCOPE-NEXT: module {
+// TIMING: Execution time report
+// TIMING: CanonicalizerPass
+// TIMING: shlo-op-stats
+// SERIAL: Execution time report
+// SERIAL: func.func @f
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %x, %x : tensor<4xf32>
+  %1 = stablehlo.add %x, %x : tensor<4xf32>
+  %2 = stablehlo.multiply %0, %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}

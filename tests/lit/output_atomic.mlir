@@ -1,0 +1,20 @@
+// -o is written atomically: a failed run leaves an existing output file as it was.
+// RUN: echo "previous contents" > %t.out
+// RUN: not shlo-opt %inputs/malformed.mlir -o %t.out 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: filecheck %s --check-prefix=KEPT < %t.out
+// RUN: not shlo-opt %inputs/malformed.mlir --canonicalize -o %t.out
+// RUN: filecheck %s --check-prefix=KEPT < %t.out
+// RUN: shlo-opt %s --canonicalize -o %t.out
+// RUN: filecheck %s --check-prefix=GOOD < %t.out
+// The output may be the input itself.
+// RUN: cp %s %t.same.mlir
+// RUN: shlo-opt %t.same.mlir --canonicalize -o %t.same.mlir
+// RUN: filecheck %s --check-prefix=GOOD < %t.same.mlir
+
+// ERR: malformed.mlir:3:26: error: use of undeclared SSA value name
+// ERR: shlo-opt: {{.*}}.out left as it was
+// KEPT: previous contents
+// GOOD: func.func @fine
+func.func @fine() {
+  return
+}
