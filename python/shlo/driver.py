@@ -34,6 +34,9 @@ class Driver:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, extras: list[str]) -> Driver:
+        if args.mlir_print_ir_module_scope and not args.mlir_disable_threading:
+            # MLIR aborts the process in this case (report_fatal_error); say it instead.
+            raise UsageError("--mlir-print-ir-module-scope requires --mlir-disable-threading")
         policy = ContextPolicy(allow_unregistered_dialects=args.allow_unregistered_dialect,
                                threading=not args.mlir_disable_threading)
         printing = PrintOptions(generic=args.mlir_print_op_generic,

@@ -3,7 +3,8 @@
 // RUN: shlo-opt %s --canonicalize --cse --mlir-print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=AFTER
 // RUN: shlo-opt %s --canonicalize --cse --mlir-print-ir-after-all --mlir-print-ir-after-change 2>&1 >/dev/null | filecheck %s --check-prefix=CHANGE
 // RUN: not shlo-opt %s --pass-pipeline='builtin.module(canonicalize, shlo-op-stats{format=xml})' --mlir-print-ir-after-failure 2>&1 | filecheck %s --check-prefix=FAILURE
-// RUN: shlo-opt %s --pass-pipeline='builtin.module(func.func(cse))' --mlir-print-ir-after-all --mlir-print-ir-module-scope 2>&1 >/dev/null | filecheck %s --check-prefix=SCOPE
+// RUN: shlo-opt %s --pass-pipeline='builtin.module(func.func(cse))' --mlir-print-ir-after-all --mlir-print-ir-module-scope --mlir-disable-threading 2>&1 >/dev/null | filecheck %s --check-prefix=SCOPE
+// RUN: not shlo-opt %s --cse --mlir-print-ir-after-all --mlir-print-ir-module-scope 2>&1 | filecheck %s --check-prefix=SCOPE-THREADS
 // RUN: shlo-opt %s --canonicalize --shlo-op-stats --mlir-timing 2>&1 >/dev/null | filecheck %s --check-prefix=TIMING
 // RUN: shlo-opt %s --canonicalize --mlir-disable-threading --mlir-timing 2>&1 | filecheck %s --check-prefix=SERIAL
 
@@ -18,8 +19,9 @@
 // CHANGE-NOT: IR Dump After
 // FAILURE: // -----// IR Dump After shlo-op-stats Failed: shlo-op-stats //----- //
 // FAILURE: error: shlo-op-stats: format must be one of text, json, not 'xml'
-// SCOPE: // -----// IR Dump After CSEPass (cse) ('func.func' operation: @f) //----- //
+// SCOPE: // -----// IR Dump After CSEPass: cse ('func.func' operation: @f) //----- //
 // SCOPE-NEXT: module {
+// SCOPE-THREADS: shlo-opt: --mlir-print-ir-module-scope requires --mlir-disable-threading
 // TIMING: Execution time report
 // TIMING: CanonicalizerPass
 // TIMING: shlo-op-stats
