@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from shlo.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir_io import UNNAMED, IRModule, PrintOptions, parse_source
-from shlo.opt_main import PROG, Outcome, UsageError
+from shlo.opt_main import PROG, UsageError
 from shlo.pipeline import (Contexts, PipelineError, PipelineFailed, RunOptions, Segment,
                            UnknownPass, plan, run_segments)
 from shlo.pipeline_syntax import Element, PipelineSyntaxError, flag_to_element, parse_pipeline
@@ -21,6 +21,14 @@ from shlo.repro import write_repro
 from shlo.source import Source
 from shlo.verify_diagnostics import verify
 from shlo.world import WORLD_NAMES, ContextPolicy, get_world
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What processing one buffer produced: success, and the printed module if there is one."""
+
+    ok: bool
+    output: bytes = b""
 
 
 @dataclass

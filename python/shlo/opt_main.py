@@ -6,13 +6,15 @@ as flags in command-line order or as `--pass-pipeline=`, the same output and dia
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 
-from shlo.source import DEFAULT_SPLIT_MARKER, InputError, Source, read_source, split_source
+TYPE_CHECKING = False  # `typing` alone costs 15 ms; `--version` must start like a native tool
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from shlo.driver import Driver
+    from shlo.source import Source
 
 PROG = "shlo-opt"
 _EPILOG = """Every registered pass is also a flag: --NAME or --NAME='opt=value opt2=value'
@@ -20,6 +22,10 @@ _EPILOG = """Every registered pass is also a flag: --NAME or --NAME='opt=value o
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from shlo.source import DEFAULT_SPLIT_MARKER
+
     parser = argparse.ArgumentParser(prog=PROG, allow_abbrev=False, epilog=_EPILOG,
                                      description="MLIR modular optimizer driver for StableHLO")
     add = parser.add_argument
@@ -68,14 +74,6 @@ class UsageError(Exception):
     """A mistake on the command line: reported as `shlo-opt: message`, exit 1."""
 
 
-@dataclass
-class Outcome:
-    """What processing one buffer produced."""
-
-    ok: bool
-    output: bytes = b""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"] or args == ["-version"]:  # fast path: no bindings, no argparse
@@ -83,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(version_text())
         return 0
+    from shlo.source import InputError
+
     try:
         return _run(args)
     except (UsageError, InputError) as error:
@@ -106,6 +106,7 @@ def _run(argv: list[str]) -> int:
         sys.stdout.write(format_pass_list(all_passes()))
         return 0
     from shlo.driver import Driver
+    from shlo.source import read_source, split_source
 
     driver = Driver.from_args(args, extras)
     source = read_source(args.input)
@@ -115,7 +116,9 @@ def _run(argv: list[str]) -> int:
     return _emit(driver, source, chunks, args)
 
 
-def _emit(driver: object, source: Source, chunks: list[Source], args: argparse.Namespace) -> int:
+def _emit(driver: Driver, source: Source, chunks: list[Source], args: argparse.Namespace) -> int:
+    import os
+
     from shlo.output import AtomicOutput
 
     separator = (args.output_split_marker + "\n").encode()

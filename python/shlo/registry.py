@@ -14,12 +14,13 @@ is found by asking each world's pass parser.  The result is cached per wheel ver
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import asdict, dataclass
 
 from shlo import native_tools
 from shlo.python_pass import python_passes
-from shlo.versions import cached_json
+from shlo.versions import cached_text
 from shlo.world import WORLD_NAMES, ContextPolicy, get_world
 
 SOURCES = (*WORLD_NAMES, *native_tools.NATIVE_TOOLS, "python")
@@ -94,7 +95,7 @@ def _registered_in(world_name: str, names: list[str]) -> set[str]:
     return found
 
 
-def _build_native_registry() -> list[dict]:
+def _build_native_registry() -> str:
     listed = {tool: parse_list_passes(native_tools.list_passes_text(tool), tool)
               for tool in native_tools.NATIVE_TOOLS}
     candidates: dict[str, PassInfo] = {}
@@ -111,12 +112,12 @@ def _build_native_registry() -> list[dict]:
         if sources:
             entries.append(asdict(PassInfo(name, sources[0], candidates[name].description,
                                            candidates[name].options)))
-    return entries
+    return json.dumps(entries)
 
 
 def native_passes() -> dict[str, PassInfo]:
     """Passes of the bindings and native tools (cached; computing takes a second or two)."""
-    entries = cached_json("passes", _build_native_registry)
+    entries = json.loads(cached_text("passes.json", _build_native_registry))
     return {
         e["name"]: PassInfo(e["name"], e["source"], e["description"],
                             tuple(PassOption(**o) for o in e["options"]))

@@ -7,18 +7,14 @@ computed once per torch-mlir version and cached.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import shlo
 
 _PACKAGES = {"torch_mlir": "torch-mlir", "iree_base_compiler": "IREE compiler",
              "iree_base_runtime": "IREE runtime"}
-_DIST_INFO = re.compile(r"^([A-Za-z0-9_.]+)-([^-]+)\.dist-info$")
 
 
 def package_versions() -> dict[str, str]:
@@ -30,29 +26,31 @@ def package_versions() -> dict[str, str]:
         except OSError:
             continue
         for name in names:
-            match = _DIST_INFO.match(name)
-            if match and match.group(1).lower() in _PACKAGES:
-                found.setdefault(_PACKAGES[match.group(1).lower()], match.group(2))
+            package, _, version = name.removesuffix(".dist-info").partition("-")
+            if name.endswith(".dist-info") and package.lower() in _PACKAGES:
+                found.setdefault(_PACKAGES[package.lower()], version)
     return found
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "shlo"
+def cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "shlo")
 
 
-def cached_json(kind: str, compute: Callable[[], object]) -> object:
+def cached_text(kind: str, compute: Callable[[], str]) -> str:
     """`compute()`, stored per shlo and wheel versions so later runs skip the work."""
     key = "-".join([shlo.__version__, *sorted(package_versions().values())])
-    path = cache_dir() / f"{kind}-{key}.json"
+    path = os.path.join(cache_dir(), f"{kind}-{key}")
     try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
+        with open(path) as cached:
+            return cached.read()
+    except OSError:
         pass
     value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    scratch = path.with_suffix(f".{os.getpid()}.tmp")
-    scratch.write_text(json.dumps(value))
+    os.makedirs(cache_dir(), exist_ok=True)
+    scratch = f"{path}.{os.getpid()}.tmp"
+    with open(scratch, "w") as fresh:
+        fresh.write(value)
     os.replace(scratch, path)
     return value
 
@@ -67,7 +65,7 @@ def version_text() -> str:
     """What `--version` prints: shlo, then each wheel (StableHLO's version beside torch-mlir's)."""
     lines = [f"shlo {shlo.__version__}"]
     for name, version in package_versions().items():
-        extra = f" (StableHLO {cached_json('stablehlo-version', _stablehlo_version)})" \
+        extra = f" (StableHLO {cached_text('stablehlo-version', _stablehlo_version)})" \
             if name == "torch-mlir" else ""
         lines.append(f"  {name} {version}{extra}")
     return "\n".join(lines) + "\n"
