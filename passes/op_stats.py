@@ -65,8 +65,9 @@ def _render(stats: dict[str, dict[str, Any]], fmt: str) -> str:
     lines = []
     for name, entry in stats.items():
         total = sum(entry["ops"].values())
-        lines.append(f"// shlo-op-stats @{name}: {total} ops, {entry['constant_bytes']} "
-                     "constant bytes")
+        lines.append(
+            f"// shlo-op-stats @{name}: {total} ops, {entry['constant_bytes']} constant bytes"
+        )
         lines += [f"//   {op:<40} {count}" for op, count in entry["ops"].items()]
     return "\n".join(lines) + "\n"
 

@@ -34,7 +34,9 @@ class Diagnostic:
     def from_binding(cls, diag: Any) -> Diagnostic:
         """From a bindings `Diagnostic` or `DiagnosticInfo` (both worlds have the same shape)."""
         match = _FILE_LOC.search(str(diag.location))
-        where = (match.group(1), int(match.group(2)), int(match.group(3))) if match else (None, 0, 0)
+        where = (
+            (match.group(1), int(match.group(2)), int(match.group(3))) if match else (None, 0, 0)
+        )
         notes = tuple(cls.from_binding(note) for note in diag.notes)
         return cls(diag.severity.name.lower(), diag.message, *where, notes=notes)
 
@@ -89,9 +91,7 @@ def format_diagnostic(diag: Diagnostic, sources: dict[str, str]) -> str:
 
 
 def format_all(diags: Iterable[Diagnostic], sources: dict[str, str]) -> str:
-    return "".join(
-        format_diagnostic(d, sources) + "\n" for diag in diags for d in diag.flattened()
-    )
+    return "".join(format_diagnostic(d, sources) + "\n" for diag in diags for d in diag.flattened())
 
 
 class DiagnosticSink:

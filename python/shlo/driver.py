@@ -14,8 +14,16 @@ from dataclasses import dataclass
 from shlo.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir_io import UNNAMED, IRModule, PrintOptions, parse_source
 from shlo.opt_main import PROG, UsageError
-from shlo.pipeline import (Contexts, PipelineError, PipelineFailed, RunOptions, Segment,
-                           UnknownPass, plan, run_segments)
+from shlo.pipeline import (
+    Contexts,
+    PipelineError,
+    PipelineFailed,
+    RunOptions,
+    Segment,
+    UnknownPass,
+    plan,
+    run_segments,
+)
 from shlo.pipeline_syntax import Element, PipelineSyntaxError, flag_to_element, parse_pipeline
 from shlo.repro import write_repro
 from shlo.source import Source
@@ -45,20 +53,26 @@ class Driver:
         if args.mlir_print_ir_module_scope and not args.mlir_disable_threading:
             # MLIR aborts the process in this case (report_fatal_error); say it instead.
             raise UsageError("--mlir-print-ir-module-scope requires --mlir-disable-threading")
-        policy = ContextPolicy(allow_unregistered_dialects=args.allow_unregistered_dialect,
-                               threading=not args.mlir_disable_threading)
-        printing = PrintOptions(generic=args.mlir_print_op_generic,
-                                debug_info=args.mlir_print_debuginfo,
-                                local_scope=args.mlir_print_local_scope,
-                                elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
-                                bytecode=args.emit_bytecode)
+        policy = ContextPolicy(
+            allow_unregistered_dialects=args.allow_unregistered_dialect,
+            threading=not args.mlir_disable_threading,
+        )
+        printing = PrintOptions(
+            generic=args.mlir_print_op_generic,
+            debug_info=args.mlir_print_debuginfo,
+            local_scope=args.mlir_print_local_scope,
+            elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
+            bytecode=args.emit_bytecode,
+        )
         run_options = RunOptions(
             print_before_all=args.mlir_print_ir_before_all,
             print_after_all=args.mlir_print_ir_after_all,
             print_after_change=args.mlir_print_ir_after_change,
             print_after_failure=args.mlir_print_ir_after_failure,
             print_module_scope=args.mlir_print_ir_module_scope,
-            timing=args.mlir_timing, printing=printing)
+            timing=args.mlir_timing,
+            printing=printing,
+        )
         segments = _plan_from_args(args.pass_pipeline, extras, policy)
         if args.dump_pass_pipeline:
             sys.stderr.write("".join(f"[{s.source}] {s}\n" for s in segments))
@@ -77,8 +91,9 @@ class Driver:
                     module.write(output, self.run_options.printing)
                 except PipelineFailed as failed:
                     module, failure, diagnostics = None, failed, failed.diagnostics
-            diagnostics = [d.renamed(UNNAMED, chunk.name)
-                           for d in contexts.sink.diagnostics + diagnostics]
+            diagnostics = [
+                d.renamed(UNNAMED, chunk.name) for d in contexts.sink.diagnostics + diagnostics
+            ]
         finally:
             contexts.close()
         reported = verify(chunk, diagnostics) if self.verify_diagnostics else diagnostics
@@ -89,8 +104,9 @@ class Driver:
         ok = (module is not None) if not self.verify_diagnostics else not reported
         return Outcome(ok, output.getvalue())
 
-    def _parse_or_report(self, chunk: Source, contexts: Contexts) -> tuple[IRModule | None,
-                                                                           list[Diagnostic]]:
+    def _parse_or_report(
+        self, chunk: Source, contexts: Contexts
+    ) -> tuple[IRModule | None, list[Diagnostic]]:
         try:
             return self._parse(chunk, contexts), []
         except Exception as error:  # the world's MLIRError; each world has its own class
@@ -99,7 +115,7 @@ class Driver:
             return None, from_mlir_error(error)
 
     def _parse(self, chunk: Source, contexts: Contexts) -> IRModule:
-        """Parse in the world the pipeline starts in; IR of the other world's dialects also parses."""
+        """Parse in the world the pipeline starts in; the other world's dialects parse too."""
         first = next((s.source for s in self.segments if s.source in WORLD_NAMES), "stablehlo")
         order = [first, *(name for name in WORLD_NAMES if name != first)]
         errors = []
@@ -119,13 +135,16 @@ class Driver:
         contexts = Contexts(self.policy)
         try:
             module = self._parse(before, contexts)
-            flags = ["--allow-unregistered-dialect"] if self.policy.allow_unregistered_dialects \
-                else []
+            flags = (
+                ["--allow-unregistered-dialect"] if self.policy.allow_unregistered_dialects else []
+            )
             path, command = write_repro(module, str(failure.segment), flags)
         finally:
             contexts.close()
-        sys.stderr.write(f"{PROG}: pipeline segment [{failure.segment.source}] failed; "
-                         f"reproducer: {path}\n{PROG}: rerun with: {command}\n")
+        sys.stderr.write(
+            f"{PROG}: pipeline segment [{failure.segment.source}] failed; "
+            f"reproducer: {path}\n{PROG}: rerun with: {command}\n"
+        )
 
 
 def _plan_from_args(pipeline: str | None, flags: list[str], policy: ContextPolicy) -> list[Segment]:
@@ -133,8 +152,9 @@ def _plan_from_args(pipeline: str | None, flags: list[str], policy: ContextPolic
     if stray:
         raise UsageError(f"unexpected argument '{stray[0]}' (one input file at most)")
     if pipeline and flags:
-        raise UsageError("'--pass-pipeline' cannot be used with individual pass flags "
-                         f"({', '.join(flags)})")
+        raise UsageError(
+            f"'--pass-pipeline' cannot be used with individual pass flags ({', '.join(flags)})"
+        )
     contexts = Contexts(policy)
     try:
         if pipeline:
@@ -146,9 +166,11 @@ def _plan_from_args(pipeline: str | None, flags: list[str], policy: ContextPolic
         if pipeline:
             raise UsageError(str(error)) from None
         near = " or ".join(f"'--{name}'" for name in error.suggestions)
-        raise UsageError(f"unknown pass or option '--{error.name}'"
-                         + (f"; did you mean {near}?" if near else "")
-                         + f" (see '{PROG} --list-passes')") from None
+        raise UsageError(
+            f"unknown pass or option '--{error.name}'"
+            + (f"; did you mean {near}?" if near else "")
+            + f" (see '{PROG} --list-passes')"
+        ) from None
     except (PipelineError, PipelineSyntaxError) as error:
         raise UsageError(str(error)) from None
     finally:

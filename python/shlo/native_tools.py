@@ -49,8 +49,14 @@ def run_tool(tool: str, module_bytecode: bytes, arguments: list[str]) -> ToolRes
     with tempfile.TemporaryDirectory(prefix="shlo-native-") as scratch:
         source, target = Path(scratch) / "in.mlirbc", Path(scratch) / "out.mlirbc"
         source.write_bytes(module_bytecode)
-        command = [str(tool_path(tool)), str(source), "--emit-bytecode", "-o", str(target),
-                   *arguments]
+        command = [
+            str(tool_path(tool)),
+            str(source),
+            "--emit-bytecode",
+            "-o",
+            str(target),
+            *arguments,
+        ]
         done = subprocess.run(command, capture_output=True, text=True)
         output = target.read_bytes() if done.returncode == 0 and target.exists() else b""
     return ToolResult(done.returncode, output, done.stderr)

@@ -26,31 +26,48 @@ def build_parser() -> argparse.ArgumentParser:
 
     from shlo.source import DEFAULT_SPLIT_MARKER
 
-    parser = argparse.ArgumentParser(prog=PROG, allow_abbrev=False, epilog=_EPILOG,
-                                     description="MLIR modular optimizer driver for StableHLO")
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        allow_abbrev=False,
+        epilog=_EPILOG,
+        description="MLIR modular optimizer driver for StableHLO",
+    )
     add = parser.add_argument
     add("input", nargs="?", default="-", help="input file, text or bytecode ('-' for stdin)")
     add("-o", "--output", default="-", help="output file, written atomically ('-' for stdout)")
     add("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(inline, canonicalize)'")
-    add("--split-input-file", action="store_true",
-        help="process each chunk between '// -----' lines on its own (=MARKER for another)")
+    add(
+        "--split-input-file",
+        action="store_true",
+        help="process each chunk between '// -----' lines on its own (=MARKER for another)",
+    )
     add("--input-split-marker", default=DEFAULT_SPLIT_MARKER, help=argparse.SUPPRESS)
     add("--output-split-marker", default=DEFAULT_SPLIT_MARKER, help="marker between outputs")
-    add("--verify-diagnostics", action="store_true",
-        help="check diagnostics against expected-* comments in the input")
+    add(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check diagnostics against expected-* comments in the input",
+    )
     add("--allow-unregistered-dialect", action="store_true", help="allow unregistered ops")
     add("--mlir-print-op-generic", action="store_true", help="print the generic op form")
     add("--mlir-print-debuginfo", action="store_true", help="print locations")
     add("--mlir-print-local-scope", action="store_true", help="print with local scope")
-    add("--mlir-elide-elementsattrs-if-larger", type=int, metavar="N",
-        help="elide constants with more than N elements")
+    add(
+        "--mlir-elide-elementsattrs-if-larger",
+        type=int,
+        metavar="N",
+        help="elide constants with more than N elements",
+    )
     add("--emit-bytecode", action="store_true", help="write MLIR bytecode")
     for when in ("before-all", "after-all", "after-change", "after-failure", "module-scope"):
         add(f"--mlir-print-ir-{when}", action="store_true", help=f"print IR {when}")
     add("--mlir-timing", action="store_true", help="print pass timing")
     add("--mlir-disable-threading", action="store_true", help="run on one thread")
-    add("--dump-pass-pipeline", action="store_true",
-        help="print the pipeline and where each segment runs")
+    add(
+        "--dump-pass-pipeline",
+        action="store_true",
+        help="print the pipeline and where each segment runs",
+    )
     add("--list-passes", action="store_true", help="print every pass and where it comes from")
     add("--version", action="store_true", help="print shlo's and the wheels' versions")
     return parser

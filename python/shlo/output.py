@@ -25,8 +25,9 @@ class AtomicOutput:
     def __enter__(self) -> AtomicOutput:
         if self.path != "-":
             target = Path(self.path)
-            fd, scratch = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                           suffix=".tmp")
+            fd, scratch = tempfile.mkstemp(
+                dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+            )
             self._scratch = Path(scratch)
             self.stream = os.fdopen(fd, "wb")
         return self
@@ -40,8 +41,12 @@ class AtomicOutput:
         os.replace(self._scratch, self.path)
         self._scratch = None
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         if self._scratch is not None:
             self.stream.close()
             self._scratch.unlink(missing_ok=True)

@@ -68,8 +68,9 @@ class Segment:
     def native_arguments(self) -> list[str]:
         """How a native tool takes this segment: the flags as given, or the pipeline text."""
         if self.from_flags:
-            return [f"--{e.name}={e.options}" if e.options else f"--{e.name}"
-                    for e in self.elements]
+            return [
+                f"--{e.name}={e.options}" if e.options else f"--{e.name}" for e in self.elements
+            ]
         return [f"--pass-pipeline={self}"]
 
 
@@ -121,22 +122,25 @@ class Contexts:
         self._made.clear()
 
 
-def plan(anchor: str, elements: list[Element], contexts: Contexts,
-         implicit_nesting: bool = False) -> list[Segment]:
+def plan(
+    anchor: str, elements: list[Element], contexts: Contexts, implicit_nesting: bool = False
+) -> list[Segment]:
     """Segments for `anchor(elements)`; `implicit_nesting` nests op-specific passes as flags do."""
     segments: list[Segment] = []
     for element in elements:
         source, resolved = _classify(anchor, element, contexts, implicit_nesting)
         if segments and segments[-1].source == source:
-            segments[-1] = Segment(source, anchor, (*segments[-1].elements, resolved),
-                                   implicit_nesting)
+            segments[-1] = Segment(
+                source, anchor, (*segments[-1].elements, resolved), implicit_nesting
+            )
         else:
             segments.append(Segment(source, anchor, (resolved,), implicit_nesting))
     return segments
 
 
-def _classify(anchor: str, element: Element, contexts: Contexts,
-              implicit_nesting: bool) -> tuple[str, Element]:
+def _classify(
+    anchor: str, element: Element, contexts: Contexts, implicit_nesting: bool
+) -> tuple[str, Element]:
     python = python_passes()
     if element.nested is None and element.name in python:
         try:
@@ -145,7 +149,9 @@ def _classify(anchor: str, element: Element, contexts: Contexts,
             raise PipelineError(str(error)) from None
         return "stablehlo", element
     if any(name in python for name in element.pass_names()):
-        raise PipelineError(f"Python passes run on the top-level module only: '{element}' nests one")
+        raise PipelineError(
+            f"Python passes run on the top-level module only: '{element}' nests one"
+        )
     for world_name in WORLD_NAMES:
         world = get_world(world_name)
         resolved = _try_add(world, contexts.get(world), anchor, element, implicit_nesting)
@@ -154,8 +160,9 @@ def _classify(anchor: str, element: Element, contexts: Contexts,
     return _native_source(element), element
 
 
-def _try_add(world: World, context: Any, anchor: str, element: Element,
-             implicit_nesting: bool) -> Element | None:
+def _try_add(
+    world: World, context: Any, anchor: str, element: Element, implicit_nesting: bool
+) -> Element | None:
     """The element as `world` accepts it, None if `world` lacks one of its passes."""
     with _native_stderr() as printed:
         try:
@@ -167,11 +174,13 @@ def _try_add(world: World, context: Any, anchor: str, element: Element,
         return None
     restricted = _RESTRICTED.search(message)
     if restricted and implicit_nesting and element.nested is None:
-        return _try_add(world, context, anchor, Element(restricted.group(1), nested=(element,)),
-                        False)
+        return _try_add(
+            world, context, anchor, Element(restricted.group(1), nested=(element,)), False
+        )
     details = [printed[0].strip().lstrip(": "), _clean_parser_message(message)]
-    raise PipelineError(f"invalid pipeline element '{element}': "
-                        + "\n".join(d for d in details if d))
+    raise PipelineError(
+        f"invalid pipeline element '{element}': " + "\n".join(d for d in details if d)
+    )
 
 
 def _native_source(element: Element) -> str:
@@ -187,8 +196,11 @@ def _native_source(element: Element) -> str:
 
 
 def _clean_parser_message(message: str) -> str:
-    lines = [line for line in message.splitlines()
-             if line.strip() and not line.startswith("failed to add")]
+    lines = [
+        line
+        for line in message.splitlines()
+        if line.strip() and not line.startswith("failed to add")
+    ]
     return re.sub(r"^MLIR Textual PassPipeline Parser:\d+:\d+: error: ", "", "\n".join(lines))
 
 
@@ -209,8 +221,9 @@ def _native_stderr() -> Iterator[list[str]]:
             printed.append(scratch.read().decode(errors="replace"))
 
 
-def run_segments(module: IRModule, segments: list[Segment], contexts: Contexts,
-                 options: RunOptions) -> IRModule:
+def run_segments(
+    module: IRModule, segments: list[Segment], contexts: Contexts, options: RunOptions
+) -> IRModule:
     """Run every segment in order; raises `PipelineFailed` from the first that fails.
 
     The IR entering each segment after the first is kept as bytecode for a reproducer; the IR
@@ -227,8 +240,9 @@ def run_segments(module: IRModule, segments: list[Segment], contexts: Contexts,
     return module
 
 
-def _run_in_world(module: IRModule, segment: Segment, contexts: Contexts,
-                  options: RunOptions) -> IRModule:
+def _run_in_world(
+    module: IRModule, segment: Segment, contexts: Contexts, options: RunOptions
+) -> IRModule:
     world = get_world(segment.source)
     module = module.transfer(world, contexts.get(world))
     manager = world.passmanager.PassManager(segment.anchor, module.context)
@@ -266,14 +280,18 @@ def _instrument(manager: Any, options: RunOptions) -> None:
         manager.enable_timing()
 
 
-def _run_native(module: IRModule, segment: Segment, contexts: Contexts,
-                options: RunOptions) -> IRModule:
-    result = native_tools.run_tool(segment.source, module.to_bytecode(),
-                                   segment.native_arguments()
-                                   + options.native_flags(contexts.policy))
+def _run_native(
+    module: IRModule, segment: Segment, contexts: Contexts, options: RunOptions
+) -> IRModule:
+    result = native_tools.run_tool(
+        segment.source,
+        module.to_bytecode(),
+        segment.native_arguments() + options.native_flags(contexts.policy),
+    )
     diagnostics = parse_printed(result.stderr)
-    passthrough = [line for line in result.stderr.splitlines(keepends=True)
-                   if not parse_printed(line)]
+    passthrough = [
+        line for line in result.stderr.splitlines(keepends=True) if not parse_printed(line)
+    ]
     sys.stderr.write("".join(passthrough))
     if result.returncode != 0:
         raise PipelineFailed(segment, diagnostics or [Diagnostic("error", result.stderr.strip())])

@@ -46,8 +46,11 @@ class PythonPass:
             return []
         hints = typing.get_type_hints(self.options_type)
         return [
-            (_kebab(f.name), getattr(hints[f.name], "__name__", str(hints[f.name])),
-             f.metadata.get("help", ""))
+            (
+                _kebab(f.name),
+                getattr(hints[f.name], "__name__", str(hints[f.name])),
+                f.metadata.get("help", ""),
+            )
             for f in dataclasses.fields(self.options_type)
         ]
 

@@ -75,8 +75,9 @@ def parse_list_passes(text: str, source: str) -> dict[str, PassInfo]:
             passes[current.name] = current
         elif current and (match := _OPTION_LINE.match(line)):
             option = PassOption(match.group(1), match.group(2) or "flag", match.group(3).strip())
-            current = PassInfo(current.name, source, current.description,
-                               (*current.options, option))
+            current = PassInfo(
+                current.name, source, current.description, (*current.options, option)
+            )
             passes[current.name] = current
     return passes
 
@@ -96,8 +97,10 @@ def _registered_in(world_name: str, names: list[str]) -> set[str]:
 
 
 def _build_native_registry() -> str:
-    listed = {tool: parse_list_passes(native_tools.list_passes_text(tool), tool)
-              for tool in native_tools.NATIVE_TOOLS}
+    listed = {
+        tool: parse_list_passes(native_tools.list_passes_text(tool), tool)
+        for tool in native_tools.NATIVE_TOOLS
+    }
     candidates: dict[str, PassInfo] = {}
     for tool in reversed(native_tools.NATIVE_TOOLS):  # torch-mlir-opt's text wins on ties
         candidates.update(listed[tool])
@@ -110,8 +113,13 @@ def _build_native_registry() -> str:
         sources = [w for w in WORLD_NAMES if name in in_world[w]]
         sources += [tool for tool in native_tools.NATIVE_TOOLS if name in listed[tool]]
         if sources:
-            entries.append(asdict(PassInfo(name, sources[0], candidates[name].description,
-                                           candidates[name].options)))
+            entries.append(
+                asdict(
+                    PassInfo(
+                        name, sources[0], candidates[name].description, candidates[name].options
+                    )
+                )
+            )
     return json.dumps(entries)
 
 
@@ -119,8 +127,9 @@ def native_passes() -> dict[str, PassInfo]:
     """Passes of the bindings and native tools (cached; computing takes a second or two)."""
     entries = json.loads(cached_text("passes.json", _build_native_registry))
     return {
-        e["name"]: PassInfo(e["name"], e["source"], e["description"],
-                            tuple(PassOption(**o) for o in e["options"]))
+        e["name"]: PassInfo(
+            e["name"], e["source"], e["description"], tuple(PassOption(**o) for o in e["options"])
+        )
         for e in entries
     }
 

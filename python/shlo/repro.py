@@ -17,10 +17,10 @@ ELIDE_ABOVE = 16
 
 def write_repro(module: IRModule, pipeline: str, extra_flags: list[str]) -> tuple[str, str]:
     """Write the reproducer; returns its path and the shlo-opt command that reruns it."""
-    with tempfile.NamedTemporaryFile("w", prefix="shlo-repro-", suffix=".mlir",
-                                     delete=False) as handle:
-        command = shlex.join(["shlo-opt", handle.name, f"--pass-pipeline={pipeline}",
-                              *extra_flags])
+    with tempfile.NamedTemporaryFile(
+        "w", prefix="shlo-repro-", suffix=".mlir", delete=False
+    ) as handle:
+        command = shlex.join(["shlo-opt", handle.name, f"--pass-pipeline={pipeline}", *extra_flags])
         handle.write("// shlo-opt reproducer: the IR before the failing pipeline segment.\n")
         handle.write(f"// Rerun with: {command}\n")
         handle.write(module.text(PrintOptions(debug_info=True, elide_elements_above=ELIDE_ABOVE)))

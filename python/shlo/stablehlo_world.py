@@ -14,7 +14,9 @@ _stablehlo.register_stablehlo_passes()
 
 # `register_dialect` loads only `stablehlo`; these passes declare `chlo` and `vhlo` as dependent
 # dialects, so running them once on an empty module loads both and they parse from then on.
-_LOAD_DIALECTS = "builtin.module(func.func(stablehlo-complex-math-expander), stablehlo-legalize-to-vhlo)"
+_LOAD_DIALECTS = (
+    "builtin.module(func.func(stablehlo-complex-math-expander), stablehlo-legalize-to-vhlo)"
+)
 
 
 def make_context(policy: ContextPolicy) -> ir.Context:

@@ -18,7 +18,8 @@ from shlo.source import Source
 # off under --verify-diagnostics; the bindings cannot, so the verifier ignores it.
 _PRINTED_OP_NOTE = "see current operation:"
 _EXPECTED = re.compile(
-    r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$"
+    r"expected-(error|note|remark|warning)(-re)?"
+    r" *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$"
 )
 
 
@@ -60,8 +61,9 @@ def parse_expected(source: Source) -> list[Expected]:
             last_plain_line = number
             continue
         kind, is_regex, _, designator, text = match.groups()
-        item = Expected(kind, number, text, _pattern(text, bool(is_regex)), number,
-                        match.start() + 1)
+        item = Expected(
+            kind, number, text, _pattern(text, bool(is_regex)), number, match.start() + 1
+        )
         if designator in ("above", "below", "unknown"):
             item.line = {"above": last_plain_line, "unknown": 0}.get(designator, number)
             if designator == "below":
@@ -84,17 +86,28 @@ def verify(source: Source, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
             problems.append(problem)
     for item in expected:
         if not item.matched:
-            problems.append(Diagnostic(
-                "error", f'expected {item.kind} "{item.text}" was not produced',
-                source.name, item.comment_line, item.comment_column))
+            problems.append(
+                Diagnostic(
+                    "error",
+                    f'expected {item.kind} "{item.text}" was not produced',
+                    source.name,
+                    item.comment_line,
+                    item.comment_column,
+                )
+            )
     return problems
 
 
 def _match(diag: Diagnostic, name: str, expected: list[Expected]) -> Diagnostic | None:
     line = diag.line if diag.file == name else 0
     if diag.file not in (name, None):
-        return Diagnostic("error", f"unexpected {diag.severity}: {diag.message}",
-                          diag.file, diag.line, diag.column)
+        return Diagnostic(
+            "error",
+            f"unexpected {diag.severity}: {diag.message}",
+            diag.file,
+            diag.line,
+            diag.column,
+        )
     candidates = [e for e in expected if e.line == line and e.matches(diag.message)]
     for item in candidates:
         if item.kind == diag.severity:  # one comment may match several diagnostics, as in C++
@@ -103,7 +116,12 @@ def _match(diag: Diagnostic, name: str, expected: list[Expected]) -> Diagnostic 
     if candidates:
         near = candidates[0]
         return Diagnostic(
-            "error", f"'{diag.severity}' diagnostic emitted when expecting a '{near.kind}'",
-            name, near.comment_line, near.comment_column)
-    return Diagnostic("error", f"unexpected {diag.severity}: {diag.message}",
-                      diag.file, diag.line, diag.column)
+            "error",
+            f"'{diag.severity}' diagnostic emitted when expecting a '{near.kind}'",
+            name,
+            near.comment_line,
+            near.comment_column,
+        )
+    return Diagnostic(
+        "error", f"unexpected {diag.severity}: {diag.message}", diag.file, diag.line, diag.column
+    )

@@ -13,8 +13,11 @@ from collections.abc import Callable
 
 import shlo
 
-_PACKAGES = {"torch_mlir": "torch-mlir", "iree_base_compiler": "IREE compiler",
-             "iree_base_runtime": "IREE runtime"}
+_PACKAGES = {
+    "torch_mlir": "torch-mlir",
+    "iree_base_compiler": "IREE compiler",
+    "iree_base_runtime": "IREE runtime",
+}
 
 
 def package_versions() -> dict[str, str]:
@@ -65,7 +68,10 @@ def version_text() -> str:
     """What `--version` prints: shlo, then each wheel (StableHLO's version beside torch-mlir's)."""
     lines = [f"shlo {shlo.__version__}"]
     for name, version in package_versions().items():
-        extra = f" (StableHLO {cached_text('stablehlo-version', _stablehlo_version)})" \
-            if name == "torch-mlir" else ""
+        extra = (
+            f" (StableHLO {cached_text('stablehlo-version', _stablehlo_version)})"
+            if name == "torch-mlir"
+            else ""
+        )
         lines.append(f"  {name} {version}{extra}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,35 @@
+"""Shared fixtures; the `slow` marker is declared in pyproject.toml and skipped by default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+LIT_INPUTS = Path(__file__).resolve().parent.parent / "lit" / "Inputs"
+
+NESTED = """// Nested private calls and a dead function.
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.multiply %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @dead() {
+  return
+}
+"""
+
+
+@pytest.fixture
+def nested_file(tmp_path: Path) -> Path:
+    path = tmp_path / "nested.mlir"
+    path.write_text(NESTED)
+    return path
+
+
+@pytest.fixture
+def malformed_file() -> Path:
+    return LIT_INPUTS / "malformed.mlir"
