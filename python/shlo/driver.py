@@ -7,9 +7,9 @@ chunks, whole files and tests alike.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from shlo.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir_io import UNNAMED, IRModule, PrintOptions, parse_source
@@ -31,14 +31,6 @@ from shlo.verify_diagnostics import verify
 from shlo.world import WORLD_NAMES, ContextPolicy, get_world
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What processing one buffer produced: success, and the printed module if there is one."""
-
-    ok: bool
-    output: bytes = b""
-
-
 @dataclass
 class Driver:
     """A planned pipeline and the flags that say how to parse, run and print."""
@@ -47,6 +39,7 @@ class Driver:
     segments: list[Segment]
     run_options: RunOptions
     verify_diagnostics: bool
+    unused_contexts: Contexts | None = None  # the planner's, still fresh: the first buffer's
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, extras: list[str]) -> Driver:
@@ -73,16 +66,24 @@ class Driver:
             timing=args.mlir_timing,
             printing=printing,
         )
-        segments = _plan_from_args(args.pass_pipeline, extras, policy)
+        contexts = Contexts(policy)
+        try:
+            segments = _plan_from_args(args.pass_pipeline, extras, contexts)
+        except UsageError:
+            contexts.close()
+            raise
         if args.dump_pass_pipeline:
             sys.stderr.write("".join(f"[{s.source}] {s}\n" for s in segments))
-        return cls(policy, segments, run_options, args.verify_diagnostics)
+        return cls(policy, segments, run_options, args.verify_diagnostics, contexts)
 
-    def process(self, chunk: Source, whole: Source) -> Outcome:
-        """Parse and transform one buffer; diagnostics go to stderr (or to the verifier)."""
-        contexts = Contexts(self.policy)
+    def process(self, chunk: Source, whole: Source, output: BinaryIO) -> bool:
+        """Parse and transform one buffer, printing the result to `output` when it succeeds.
+
+        Diagnostics go to stderr, or to the verifier under --verify-diagnostics.  Each buffer
+        gets fresh contexts, as each mlir-opt split does.
+        """
+        contexts, self.unused_contexts = self.unused_contexts or Contexts(self.policy), None
         failure: PipelineFailed | None = None
-        output = io.BytesIO()
         try:
             module, diagnostics = self._parse_or_report(chunk, contexts)
             if module is not None:
@@ -97,12 +98,12 @@ class Driver:
         finally:
             contexts.close()
         reported = verify(chunk, diagnostics) if self.verify_diagnostics else diagnostics
-        sources = {} if whole.is_bytecode else {whole.name: whole.text}
-        sys.stderr.write(format_all(reported, sources))
+        if reported:
+            sources = {} if whole.is_bytecode else {whole.name: whole.text}
+            sys.stderr.write(format_all(reported, sources))
         if failure is not None and not self.verify_diagnostics:
             self._report_repro(chunk, failure)
-        ok = (module is not None) if not self.verify_diagnostics else not reported
-        return Outcome(ok, output.getvalue())
+        return (module is not None) if not self.verify_diagnostics else not reported
 
     def _parse_or_report(
         self, chunk: Source, contexts: Contexts
@@ -147,7 +148,7 @@ class Driver:
         )
 
 
-def _plan_from_args(pipeline: str | None, flags: list[str], policy: ContextPolicy) -> list[Segment]:
+def _plan_from_args(pipeline: str | None, flags: list[str], contexts: Contexts) -> list[Segment]:
     stray = [flag for flag in flags if not flag.startswith("--")]
     if stray:
         raise UsageError(f"unexpected argument '{stray[0]}' (one input file at most)")
@@ -155,7 +156,6 @@ def _plan_from_args(pipeline: str | None, flags: list[str], policy: ContextPolic
         raise UsageError(
             f"'--pass-pipeline' cannot be used with individual pass flags ({', '.join(flags)})"
         )
-    contexts = Contexts(policy)
     try:
         if pipeline:
             anchored = parse_pipeline(pipeline)
@@ -163,15 +163,7 @@ def _plan_from_args(pipeline: str | None, flags: list[str], policy: ContextPolic
         elements: list[Element] = [flag_to_element(flag) for flag in flags]
         return plan("builtin.module", elements, contexts, implicit_nesting=True)
     except UnknownPass as error:
-        if pipeline:
-            raise UsageError(str(error)) from None
-        near = " or ".join(f"'--{name}'" for name in error.suggestions)
-        raise UsageError(
-            f"unknown pass or option '--{error.name}'"
-            + (f"; did you mean {near}?" if near else "")
-            + f" (see '{PROG} --list-passes')"
-        ) from None
+        listing = f" (see '{PROG} --list-passes')"
+        raise UsageError(error.describe(as_flag=not pipeline) + listing) from None
     except (PipelineError, PipelineSyntaxError) as error:
         raise UsageError(str(error)) from None
-    finally:
-        contexts.close()

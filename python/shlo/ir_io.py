@@ -52,8 +52,8 @@ class IRModule:
         if options.bytecode:
             self.operation.write_bytecode(stream)
             return
-        self.operation.print(
-            file=stream,
+        # get_asm gathers the text natively; print(file=) makes a Python call per fragment.
+        text = self.operation.get_asm(
             binary=True,
             print_generic_op_form=options.generic,
             enable_debug_info=options.debug_info,
@@ -61,7 +61,7 @@ class IRModule:
             large_elements_limit=options.elide_elements_above,
             assume_verified=True,
         )
-        stream.write(b"\n")
+        stream.write(text + b"\n")
 
     def text(self, options: PrintOptions = PrintOptions()) -> str:
         buffer = io.BytesIO()

@@ -142,9 +142,8 @@ def _emit(driver: Driver, source: Source, chunks: list[Source], args: argparse.N
     ok = True
     with AtomicOutput(args.output) as out:
         for index, chunk in enumerate(chunks):
-            outcome = driver.process(chunk, source)
-            ok &= outcome.ok
-            out.stream.write((separator if index else b"") + outcome.output)
+            out.stream.write(separator if index else b"")
+            ok &= driver.process(chunk, source, out.stream)
             out.stream.flush()
         if ok or args.output == "-":
             out.commit()

@@ -21,8 +21,8 @@ from shlo import native_tools
 from shlo.diagnostics import Diagnostic, DiagnosticSink, from_mlir_error, parse_printed
 from shlo.ir_io import IRModule, PrintOptions, from_bytecode
 from shlo.pipeline_syntax import Element
-from shlo.python_pass import OptionError, python_passes
-from shlo.registry import all_passes, closest_names, native_passes
+from shlo.python_pass import OptionError, PythonPass, python_passes
+from shlo.registry import UNAVAILABLE, all_passes, closest_names, native_passes
 from shlo.world import WORLD_NAMES, ContextPolicy, World, get_world
 
 _RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
@@ -37,10 +37,21 @@ class UnknownPass(PipelineError):
     """A pass name no world, tool or Python registry knows; carries the closest known names."""
 
     def __init__(self, name: str, suggestions: list[str]) -> None:
-        hint = f"; did you mean {' or '.join(repr(n) for n in suggestions)}?" if suggestions else ""
-        super().__init__(f"unknown pass '{name}'{hint}")
         self.name = name
         self.suggestions = suggestions
+        super().__init__(self.describe())
+
+    def describe(self, as_flag: bool = False) -> str:
+        """The message, naming passes as pipeline elements or (`as_flag`) as `--flags`."""
+        dash = "--" if as_flag else ""
+        if self.name in UNAVAILABLE:
+            what = (
+                f"upstream pass '{dash}{self.name}' is not built into the torch-mlir or IREE wheels"
+            )
+        else:
+            what = f"unknown {'pass or option' if as_flag else 'pass'} '{dash}{self.name}'"
+        near = " or ".join(f"'{dash}{n}'" for n in self.suggestions)
+        return what + (f"; did you mean {near}?" if near else "")
 
 
 class PipelineFailed(Exception):
@@ -141,23 +152,31 @@ def plan(
 def _classify(
     anchor: str, element: Element, contexts: Contexts, implicit_nesting: bool
 ) -> tuple[str, Element]:
-    python = python_passes()
-    if element.nested is None and element.name in python:
-        try:
-            python[element.name].parse_options(element.options)
-        except OptionError as error:
-            raise PipelineError(str(error)) from None
+    if _is_python_pass(element, python_passes(plugins=False)):
         return "stablehlo", element
-    if any(name in python for name in element.pass_names()):
-        raise PipelineError(
-            f"Python passes run on the top-level module only: '{element}' nests one"
-        )
     for world_name in WORLD_NAMES:
         world = get_world(world_name)
         resolved = _try_add(world, contexts.get(world), anchor, element, implicit_nesting)
         if resolved is not None:
             return world_name, resolved
+    if _is_python_pass(element, python_passes()):  # a plugin's pass
+        return "stablehlo", element
     return _native_source(element), element
+
+
+def _is_python_pass(element: Element, python: dict[str, PythonPass]) -> bool:
+    """Whether `element` is a Python pass (options checked); Python passes cannot be nested."""
+    if element.nested is None and element.name in python:
+        try:
+            python[element.name].parse_options(element.options)
+        except OptionError as error:
+            raise PipelineError(str(error)) from None
+        return True
+    if any(name in python for name in element.pass_names()):
+        raise PipelineError(
+            f"Python passes run on the top-level module only: '{element}' nests one"
+        )
+    return False
 
 
 def _try_add(
@@ -191,7 +210,8 @@ def _native_source(element: Element) -> str:
     known = all_passes()
     for name in element.pass_names():
         if name not in known:
-            raise UnknownPass(name, closest_names(name, list(known)))
+            nearest = [UNAVAILABLE[name]] if name in UNAVAILABLE else []
+            raise UnknownPass(name, nearest or closest_names(name, list(known)))
     raise PipelineError(f"'{element}' mixes passes that run in different tools; split it")
 
 
@@ -246,7 +266,7 @@ def _run_in_world(
     world = get_world(segment.source)
     module = module.transfer(world, contexts.get(world))
     manager = world.passmanager.PassManager(segment.anchor, module.context)
-    python = python_passes()
+    python = python_passes(plugins=False)  # plugins named in the plan are loaded by now
     for element in segment.elements:
         if element.nested is None and element.name in python:
             python_pass = python[element.name]

@@ -136,9 +136,15 @@ def register_pass(
     return decorate
 
 
-def python_passes() -> dict[str, PythonPass]:
-    """Every Python pass: shlo's own and those of packages with a `shlo.passes` entry point."""
-    if not _ENTRY_POINTS_LOADED:
+def python_passes(*, plugins: bool = True) -> dict[str, PythonPass]:
+    """Python passes: shlo's own, plus (with `plugins`) those of `shlo.passes` entry points.
+
+    Scanning entry points reads every installed distribution's metadata (tens of milliseconds),
+    so callers that only need shlo's own passes, or look for a name first, can skip it.
+    """
+    import shlo.passes  # noqa: F401  (registers shlo's own passes)
+
+    if plugins and not _ENTRY_POINTS_LOADED:
         from importlib.metadata import entry_points
 
         _ENTRY_POINTS_LOADED.append(True)

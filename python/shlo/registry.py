@@ -46,6 +46,11 @@ _STABLEHLO_ONLY = {
     "vhlo-legalize-to-stablehlo": "Legalize VHLO to StableHLO.",
     "vhlo-to-version": "Convert between versions of VHLO.",
 }
+# Upstream stablehlo-opt passes that no binding and no tool in the pinned wheels registers.
+UNAVAILABLE = {
+    "stablehlo-aggressive-folder": "stablehlo-aggressive-simplification",
+    "stablehlo-target-independent-optimization": "stablehlo-aggressive-simplification",
+}
 _PASS_LINE = re.compile(r"^  --(\S+?)\s+-\s+(.*)$")
 _OPTION_LINE = re.compile(r"^    --([^=\s]+)(?:=<(\w[\w-]*)>)?\s+-\s+(.*)$")
 

@@ -1,0 +1,114 @@
+"""shlo-opt against the native tools in the wheels, measured in the same run.
+
+Baselines: iree-opt from the IREE wheel (the named baseline of issue 2) and torch-mlir-opt from
+the torch-mlir wheel (the same MLIR build as the bindings shlo-opt runs on, so its ratio is
+shlo's own overhead).  Two measurements, each printed with its ratios:
+  1. `--inline --symbol-dce --canonicalize` on one generated StableHLO file of >= 50k ops:
+     wall time (best of --repeat runs) and peak resident memory.
+  2. start-up: `--version`, median of --startup-runs runs.
+Goals (issue 2): within 1.3x of iree-opt on the large file; start-up no slower than iree-opt.
+
+    .venv/bin/python benchmarks/bench_opt.py [--ops 50000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from shlo.native_tools import tool_path
+
+PIPELINE = ["--inline", "--symbol-dce", "--canonicalize"]
+OPS_PER_FUNCTION = 200
+
+
+def generate(path: Path, ops: int) -> int:
+    """A module of private helpers (some dead) called from main; returns its op count."""
+    helpers = max(ops // OPS_PER_FUNCTION, 1)
+    lines, count = [], 0
+    for index in range(helpers):
+        lines.append(f"func.func private @helper{index}(%x: tensor<16xf32>) -> tensor<16xf32> {{")
+        lines.append(f"  %c = stablehlo.constant dense<{index}.5> : tensor<16xf32>")
+        previous = "%x"
+        for op in range((OPS_PER_FUNCTION - 3) // 2):
+            lines.append(f"  %a{op} = stablehlo.add {previous}, %c : tensor<16xf32>")
+            lines.append(f"  %m{op} = stablehlo.multiply %a{op}, %x : tensor<16xf32>")
+            previous = f"%m{op}"
+        lines.append(f"  return {previous} : tensor<16xf32>\n}}")
+        count += OPS_PER_FUNCTION
+    live = [i for i in range(helpers) if i % 5]  # every fifth helper is dead
+    lines.append("func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {")
+    previous = "%x"
+    for index in live:
+        lines.append(f"  %r{index} = call @helper{index}({previous}) : "
+                     "(tensor<16xf32>) -> tensor<16xf32>")
+        previous = f"%r{index}"
+    lines.append(f"  return {previous} : tensor<16xf32>\n}}")
+    path.write_text("\n".join(lines) + "\n")
+    return count + len(live) + 2
+
+
+def run(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one run of `command`, which must succeed."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(command)}\n{process.stderr.read().decode()}")
+    return elapsed, usage.ru_maxrss
+
+
+def best_of(command: list[str], repeat: int) -> tuple[float, int]:
+    runs = [run(command) for _ in range(repeat)]
+    return min(t for t, _ in runs), max(m for _, m in runs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", type=int, default=50_000, help="ops in the generated file")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per tool (best is kept)")
+    parser.add_argument("--startup-runs", type=int, default=30, help="--version runs per tool")
+    args = parser.parse_args(argv)
+    tools = {
+        "shlo-opt": shutil.which("shlo-opt", path=os.path.dirname(sys.executable)),
+        "iree-opt": str(tool_path("iree-opt")),
+        "torch-mlir-opt": str(tool_path("torch-mlir-opt")),
+    }
+    with tempfile.TemporaryDirectory(prefix="shlo-bench-") as scratch:
+        source = Path(scratch) / "large.mlir"
+        count = generate(source, args.ops)
+        print(f"input: {count} ops, {source.stat().st_size / 1e6:.1f} MB; "
+              f"pipeline: {' '.join(PIPELINE)}; best of {args.repeat}")
+        outputs = {name: Path(scratch) / f"{name}.out.mlir" for name in tools}
+        flatten = {name: best_of([tool, str(source), *PIPELINE, "-o", str(outputs[name])],
+                                 args.repeat)
+                   for name, tool in tools.items()}
+        texts = {outputs[name].read_text() for name in tools}
+    startup = {name: statistics.median(run([tool, "--version"])[0]
+                                       for _ in range(args.startup_runs))
+               for name, tool in tools.items()}
+    rows = [("flatten wall time (s)", {n: t for n, (t, _) in flatten.items()}, "{:.3f}"),
+            ("flatten peak RSS (MiB)", {n: m / 1024 for n, (_, m) in flatten.items()}, "{:.0f}"),
+            ("--version start-up (ms)", {n: t * 1e3 for n, t in startup.items()}, "{:.1f}")]
+    print(f"{'measure':<26}" + "".join(f"{name:>16}" for name in tools)
+          + f"{'vs iree-opt':>13}{'vs torch-mlir-opt':>19}")
+    for label, values, fmt in rows:
+        cells = "".join(f"{fmt.format(values[name]):>16}" for name in tools)
+        ratios = (values["shlo-opt"] / values["iree-opt"],
+                  values["shlo-opt"] / values["torch-mlir-opt"])
+        print(f"{label:<26}{cells}{ratios[0]:>12.2f}x{ratios[1]:>18.2f}x")
+    print(f"all three outputs identical: {len(texts) == 1}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
