@@ -14,17 +14,9 @@ from typing import BinaryIO
 from shlo.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir_io import UNNAMED, IRModule, PrintOptions, parse_source
 from shlo.opt_main import PROG, UsageError
-from shlo.pipeline import (
-    Contexts,
-    PipelineError,
-    PipelineFailed,
-    RunOptions,
-    Segment,
-    UnknownPass,
-    plan,
-    run_segments,
-)
+from shlo.pipeline import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline_syntax import Element, PipelineSyntaxError, flag_to_element, parse_pipeline
+from shlo.planner import PipelineError, UnknownPass, plan
 from shlo.repro import write_repro
 from shlo.source import Source
 from shlo.verify_diagnostics import verify

@@ -21,6 +21,31 @@ _EPILOG = """Every registered pass is also a flag: --NAME or --NAME='opt=value o
 (see --list-passes).  Passes given as flags run in command-line order."""
 
 
+# mlir-opt's on/off flags that shlo-opt takes, with their help text.
+_SWITCHES = (
+    (
+        "--split-input-file",
+        "process each chunk between '// -----' lines on its own (=MARKER for another marker)",
+    ),
+    ("--verify-diagnostics", "check diagnostics against expected-* comments in the input"),
+    ("--allow-unregistered-dialect", "allow operations of unregistered dialects"),
+    ("--mlir-print-op-generic", "print the generic op form"),
+    ("--mlir-print-debuginfo", "print locations"),
+    ("--mlir-print-local-scope", "print with local scope"),
+    ("--emit-bytecode", "write MLIR bytecode"),
+    ("--mlir-print-ir-before-all", "print the IR before every pass"),
+    ("--mlir-print-ir-after-all", "print the IR after every pass"),
+    ("--mlir-print-ir-after-change", "with after-all: only passes that changed the IR"),
+    ("--mlir-print-ir-after-failure", "print the IR after a pass that failed"),
+    ("--mlir-print-ir-module-scope", "print the whole module (needs --mlir-disable-threading)"),
+    ("--mlir-timing", "print pass timing"),
+    ("--mlir-disable-threading", "run on one thread"),
+    ("--dump-pass-pipeline", "print the pipeline as segments and where each runs"),
+    ("--list-passes", "print every pass, where it comes from and its options"),
+    ("--version", "print the versions of shlo and the wheels it drives"),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
@@ -36,40 +61,16 @@ def build_parser() -> argparse.ArgumentParser:
     add("input", nargs="?", default="-", help="input file, text or bytecode ('-' for stdin)")
     add("-o", "--output", default="-", help="output file, written atomically ('-' for stdout)")
     add("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(inline, canonicalize)'")
-    add(
-        "--split-input-file",
-        action="store_true",
-        help="process each chunk between '// -----' lines on its own (=MARKER for another)",
-    )
     add("--input-split-marker", default=DEFAULT_SPLIT_MARKER, help=argparse.SUPPRESS)
     add("--output-split-marker", default=DEFAULT_SPLIT_MARKER, help="marker between outputs")
-    add(
-        "--verify-diagnostics",
-        action="store_true",
-        help="check diagnostics against expected-* comments in the input",
-    )
-    add("--allow-unregistered-dialect", action="store_true", help="allow unregistered ops")
-    add("--mlir-print-op-generic", action="store_true", help="print the generic op form")
-    add("--mlir-print-debuginfo", action="store_true", help="print locations")
-    add("--mlir-print-local-scope", action="store_true", help="print with local scope")
     add(
         "--mlir-elide-elementsattrs-if-larger",
         type=int,
         metavar="N",
         help="elide constants with more than N elements",
     )
-    add("--emit-bytecode", action="store_true", help="write MLIR bytecode")
-    for when in ("before-all", "after-all", "after-change", "after-failure", "module-scope"):
-        add(f"--mlir-print-ir-{when}", action="store_true", help=f"print IR {when}")
-    add("--mlir-timing", action="store_true", help="print pass timing")
-    add("--mlir-disable-threading", action="store_true", help="run on one thread")
-    add(
-        "--dump-pass-pipeline",
-        action="store_true",
-        help="print the pipeline and where each segment runs",
-    )
-    add("--list-passes", action="store_true", help="print every pass and where it comes from")
-    add("--version", action="store_true", help="print shlo's and the wheels' versions")
+    for flag, text in _SWITCHES:
+        add(flag, action="store_true", help=text)
     return parser
 
 

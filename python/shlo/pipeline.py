@@ -1,19 +1,13 @@
-"""Plan a pass pipeline into segments by where each pass runs, and run them in order.
+"""Run a planned pipeline: its segments in order, each where its passes live.
 
-MLIR's textual pipeline parser cannot name Python passes and each binding world knows only its
-own passes, so a pipeline is cut at its top-level elements: consecutive elements that run in the
-same place form one segment (Python passes join StableHLO-world segments through
-`PassManager.add(callable)`), and the module is handed across as bytecode between segments.
+A segment runs in a binding world's PassManager (Python passes join StableHLO-world segments
+through `PassManager.add(callable)`) or in a native tool; the module is handed across as
+bytecode between segments.  `shlo.planner` makes the segments.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,37 +15,8 @@ from shlo import native_tools
 from shlo.diagnostics import Diagnostic, DiagnosticSink, from_mlir_error, parse_printed
 from shlo.ir_io import IRModule, PrintOptions, from_bytecode
 from shlo.pipeline_syntax import Element
-from shlo.python_pass import OptionError, PythonPass, python_passes
-from shlo.registry import UNAVAILABLE, all_passes, closest_names, native_passes
+from shlo.python_pass import python_passes
 from shlo.world import WORLD_NAMES, ContextPolicy, World, get_world
-
-_RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
-_UNKNOWN = "does not refer to a registered pass"
-
-
-class PipelineError(ValueError):
-    """The pipeline itself is wrong (unknown pass, bad option): reported before any IR runs."""
-
-
-class UnknownPass(PipelineError):
-    """A pass name no world, tool or Python registry knows; carries the closest known names."""
-
-    def __init__(self, name: str, suggestions: list[str]) -> None:
-        self.name = name
-        self.suggestions = suggestions
-        super().__init__(self.describe())
-
-    def describe(self, as_flag: bool = False) -> str:
-        """The message, naming passes as pipeline elements or (`as_flag`) as `--flags`."""
-        dash = "--" if as_flag else ""
-        if self.name in UNAVAILABLE:
-            what = (
-                f"upstream pass '{dash}{self.name}' is not built into the torch-mlir or IREE wheels"
-            )
-        else:
-            what = f"unknown {'pass or option' if as_flag else 'pass'} '{dash}{self.name}'"
-        near = " or ".join(f"'{dash}{n}'" for n in self.suggestions)
-        return what + (f"; did you mean {near}?" if near else "")
 
 
 class PipelineFailed(Exception):
@@ -131,114 +96,6 @@ class Contexts:
         for _, handler in self._made.values():
             handler.detach()
         self._made.clear()
-
-
-def plan(
-    anchor: str, elements: list[Element], contexts: Contexts, implicit_nesting: bool = False
-) -> list[Segment]:
-    """Segments for `anchor(elements)`; `implicit_nesting` nests op-specific passes as flags do."""
-    segments: list[Segment] = []
-    for element in elements:
-        source, resolved = _classify(anchor, element, contexts, implicit_nesting)
-        if segments and segments[-1].source == source:
-            segments[-1] = Segment(
-                source, anchor, (*segments[-1].elements, resolved), implicit_nesting
-            )
-        else:
-            segments.append(Segment(source, anchor, (resolved,), implicit_nesting))
-    return segments
-
-
-def _classify(
-    anchor: str, element: Element, contexts: Contexts, implicit_nesting: bool
-) -> tuple[str, Element]:
-    if _is_python_pass(element, python_passes(plugins=False)):
-        return "stablehlo", element
-    for world_name in WORLD_NAMES:
-        world = get_world(world_name)
-        resolved = _try_add(world, contexts.get(world), anchor, element, implicit_nesting)
-        if resolved is not None:
-            return world_name, resolved
-    if _is_python_pass(element, python_passes()):  # a plugin's pass
-        return "stablehlo", element
-    return _native_source(element), element
-
-
-def _is_python_pass(element: Element, python: dict[str, PythonPass]) -> bool:
-    """Whether `element` is a Python pass (options checked); Python passes cannot be nested."""
-    if element.nested is None and element.name in python:
-        try:
-            python[element.name].parse_options(element.options)
-        except OptionError as error:
-            raise PipelineError(str(error)) from None
-        return True
-    if any(name in python for name in element.pass_names()):
-        raise PipelineError(
-            f"Python passes run on the top-level module only: '{element}' nests one"
-        )
-    return False
-
-
-def _try_add(
-    world: World, context: Any, anchor: str, element: Element, implicit_nesting: bool
-) -> Element | None:
-    """The element as `world` accepts it, None if `world` lacks one of its passes."""
-    with _native_stderr() as printed:
-        try:
-            world.passmanager.PassManager(anchor, context).add(str(element))
-            return element
-        except ValueError as error:
-            message = str(error)
-    if _UNKNOWN in message:
-        return None
-    restricted = _RESTRICTED.search(message)
-    if restricted and implicit_nesting and element.nested is None:
-        return _try_add(
-            world, context, anchor, Element(restricted.group(1), nested=(element,)), False
-        )
-    details = [printed[0].strip().lstrip(": "), _clean_parser_message(message)]
-    raise PipelineError(
-        f"invalid pipeline element '{element}': " + "\n".join(d for d in details if d)
-    )
-
-
-def _native_source(element: Element) -> str:
-    native = native_passes()
-    tools = {native[name].source if name in native else None for name in element.pass_names()}
-    if len(tools) == 1 and (tool := tools.pop()) in native_tools.NATIVE_TOOLS:
-        return tool
-    known = all_passes()
-    for name in element.pass_names():
-        if name not in known:
-            nearest = [UNAVAILABLE[name]] if name in UNAVAILABLE else []
-            raise UnknownPass(name, nearest or closest_names(name, list(known)))
-    raise PipelineError(f"'{element}' mixes passes that run in different tools; split it")
-
-
-def _clean_parser_message(message: str) -> str:
-    lines = [
-        line
-        for line in message.splitlines()
-        if line.strip() and not line.startswith("failed to add")
-    ]
-    return re.sub(r"^MLIR Textual PassPipeline Parser:\d+:\d+: error: ", "", "\n".join(lines))
-
-
-@contextmanager
-def _native_stderr() -> Iterator[list[str]]:
-    """Capture what native code prints on fd 2 (LLVM's option parser reports errors there)."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    printed: list[str] = []
-    with tempfile.TemporaryFile() as scratch:
-        os.dup2(scratch.fileno(), 2)
-        try:
-            yield printed
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            scratch.seek(0)
-            printed.append(scratch.read().decode(errors="replace"))
 
 
 def run_segments(
