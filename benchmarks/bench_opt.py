@@ -48,8 +48,9 @@ def generate(path: Path, ops: int) -> int:
     lines.append("func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {")
     previous = "%x"
     for index in live:
-        lines.append(f"  %r{index} = call @helper{index}({previous}) : "
-                     "(tensor<16xf32>) -> tensor<16xf32>")
+        lines.append(
+            f"  %r{index} = call @helper{index}({previous}) : (tensor<16xf32>) -> tensor<16xf32>"
+        )
         previous = f"%r{index}"
     lines.append(f"  return {previous} : tensor<16xf32>\n}}")
     path.write_text("\n".join(lines) + "\n")
@@ -67,9 +68,13 @@ def run(command: list[str]) -> tuple[float, int]:
     return elapsed, usage.ru_maxrss
 
 
-def best_of(command: list[str], repeat: int) -> tuple[float, int]:
-    runs = [run(command) for _ in range(repeat)]
-    return min(t for t, _ in runs), max(m for _, m in runs)
+def best_of(commands: dict[str, list[str]], repeat: int) -> dict[str, tuple[float, int]]:
+    """Best wall time and peak RSS per tool, the tools interleaved so drift hits all alike."""
+    runs: dict[str, list[tuple[float, int]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            runs[name].append(run(command))
+    return {name: (min(t for t, _ in r), max(m for _, m in r)) for name, r in runs.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,25 +91,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="shlo-bench-") as scratch:
         source = Path(scratch) / "large.mlir"
         count = generate(source, args.ops)
-        print(f"input: {count} ops, {source.stat().st_size / 1e6:.1f} MB; "
-              f"pipeline: {' '.join(PIPELINE)}; best of {args.repeat}")
+        print(
+            f"input: {count} ops, {source.stat().st_size / 1e6:.1f} MB; "
+            f"pipeline: {' '.join(PIPELINE)}; best of {args.repeat}"
+        )
         outputs = {name: Path(scratch) / f"{name}.out.mlir" for name in tools}
-        flatten = {name: best_of([tool, str(source), *PIPELINE, "-o", str(outputs[name])],
-                                 args.repeat)
-                   for name, tool in tools.items()}
+        flatten = best_of(
+            {
+                name: [tool, str(source), *PIPELINE, "-o", str(outputs[name])]
+                for name, tool in tools.items()
+            },
+            args.repeat,
+        )
         texts = {outputs[name].read_text() for name in tools}
-    startup = {name: statistics.median(run([tool, "--version"])[0]
-                                       for _ in range(args.startup_runs))
-               for name, tool in tools.items()}
-    rows = [("flatten wall time (s)", {n: t for n, (t, _) in flatten.items()}, "{:.3f}"),
-            ("flatten peak RSS (MiB)", {n: m / 1024 for n, (_, m) in flatten.items()}, "{:.0f}"),
-            ("--version start-up (ms)", {n: t * 1e3 for n, t in startup.items()}, "{:.1f}")]
-    print(f"{'measure':<26}" + "".join(f"{name:>16}" for name in tools)
-          + f"{'vs iree-opt':>13}{'vs torch-mlir-opt':>19}")
+    startup = {
+        name: statistics.median(run([tool, "--version"])[0] for _ in range(args.startup_runs))
+        for name, tool in tools.items()
+    }
+    rows = [
+        ("flatten wall time (s)", {n: t for n, (t, _) in flatten.items()}, "{:.3f}"),
+        ("flatten peak RSS (MiB)", {n: m / 1024 for n, (_, m) in flatten.items()}, "{:.0f}"),
+        ("--version start-up (ms)", {n: t * 1e3 for n, t in startup.items()}, "{:.1f}"),
+    ]
+    print(
+        f"{'measure':<26}"
+        + "".join(f"{name:>16}" for name in tools)
+        + f"{'vs iree-opt':>13}{'vs torch-mlir-opt':>19}"
+    )
     for label, values, fmt in rows:
         cells = "".join(f"{fmt.format(values[name]):>16}" for name in tools)
-        ratios = (values["shlo-opt"] / values["iree-opt"],
-                  values["shlo-opt"] / values["torch-mlir-opt"])
+        ratios = (
+            values["shlo-opt"] / values["iree-opt"],
+            values["shlo-opt"] / values["torch-mlir-opt"],
+        )
         print(f"{label:<26}{cells}{ratios[0]:>12.2f}x{ratios[1]:>18.2f}x")
     print(f"all three outputs identical: {len(texts) == 1}")
     return 0
