@@ -1,0 +1,105 @@
+"""The Python entry points: one call for the common case, and each stage on its own.
+
+    compiled = shlo.api.compile_torch(model, (x,), target="llvm-cpu")
+    y = compiled(x)                       # same output structure as model(x)
+
+Stages, in the order data flows: `import_model` (frontend) -> `flatten` / `run_pipeline`
+(pipeline) -> `compile_module` (backend) -> `LoadedModule` (runtime).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from shlo.backend import Compiled, Target, compile_bytecode
+from shlo.diagnostics import format_all
+from shlo.frontend import Imported, import_model
+from shlo.ir_io import IRModule
+from shlo.pipeline import Contexts, PipelineFailed, RunOptions, run_segments
+from shlo.pipeline_syntax import parse_pipeline
+from shlo.planner import plan
+from shlo.runtime import LoadedModule
+from shlo.world import ContextPolicy
+
+FLATTEN = "builtin.module(inline, symbol-dce, canonicalize)"
+
+
+class PipelineRunError(RuntimeError):
+    """A pipeline failed on a module; the message holds MLIR's diagnostics."""
+
+
+def run_pipeline(module: IRModule, pipeline: str, *, threading: bool = True) -> IRModule:
+    """Run a textual pipeline (passes of any world, Python passes too) on a module."""
+    anchored = parse_pipeline(pipeline)
+    contexts = Contexts(ContextPolicy(threading=threading))
+    try:
+        segments = plan(anchored.name, list(anchored.nested or ()), contexts)
+        return run_segments(module, segments, contexts, RunOptions())
+    except PipelineFailed as failure:
+        raise PipelineRunError(
+            f"pipeline segment {failure.segment} failed:\n"
+            + format_all(failure.diagnostics, {}).rstrip()
+        ) from None
+    finally:
+        contexts.close()
+
+
+def flatten(module: IRModule) -> IRModule:
+    """Inline every call, drop dead functions, canonicalize: one function, as consumers want."""
+    return run_pipeline(module, FLATTEN)
+
+
+def compile_module(
+    module: IRModule,
+    target: Target | str = "llvm-cpu",
+    *,
+    cuda: str | None = None,
+    extra_flags: tuple[str, ...] = (),
+) -> Compiled:
+    return compile_bytecode(module.to_bytecode(), target, cuda=cuda, extra_flags=extra_flags)
+
+
+def _to_numpy(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().numpy()
+    return value
+
+
+@dataclass
+class CompiledModel:
+    """A compiled model on a device, called like the model it came from."""
+
+    imported: Imported
+    compiled: Compiled
+    loaded: LoadedModule
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves = self.imported.flatten_inputs(args, kwargs)
+        outputs = self.loaded(self.imported.function, *[_to_numpy(leaf) for leaf in leaves])
+        if any(isinstance(leaf, torch.Tensor) for leaf in leaves):
+            outputs = [torch.from_numpy(np.asarray(o)) for o in outputs]
+        return self.imported.unflatten_outputs(outputs)
+
+
+def compile_torch(
+    model: torch.nn.Module,
+    args: tuple,
+    kwargs: dict | None = None,
+    *,
+    target: Target | str = "llvm-cpu",
+    device: str | None = None,
+    dynamic_shapes: Any = None,
+    cuda: str | None = None,
+) -> CompiledModel:
+    """Import, flatten, compile and load `model` on example inputs; returns a callable."""
+    imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes)
+    imported.module = flatten(imported.module)
+    target = Target.get(target)
+    compiled = compile_module(imported.module, target, cuda=cuda)
+    return CompiledModel(
+        imported, compiled, LoadedModule(compiled.vmfb, device or target.default_device)
+    )

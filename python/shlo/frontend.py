@@ -1,0 +1,126 @@
+"""PyTorch -> StableHLO: torch.export, then torch-mlir's FX importer.
+
+The result is an `IRModule` in the StableHLO world plus what is needed to call it like the model
+(the pytree specs of its inputs and outputs).  Failures come back as a short message naming the
+offending ops and where they are, not a wall of traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch.utils import _pytree as pytree
+from torch_mlir import fx
+
+from shlo.diagnostics import format_all, from_mlir_error
+from shlo.ir_io import IRModule
+from shlo.world import get_world
+
+OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
+_ILLEGAL_OP = re.compile(r"failed to legalize operation '([^']+)'")
+
+
+class FrontendError(RuntimeError):
+    """The model could not be exported or lowered; the message lists what and where."""
+
+
+@dataclass
+class Imported:
+    """A model as an IR module, with the specs to call the module like the model."""
+
+    module: IRModule
+    in_spec: Any
+    out_spec: Any
+    function: str = "main"
+
+    def flatten_inputs(self, args: tuple, kwargs: dict | None = None) -> list[Any]:
+        leaves, spec = pytree.tree_flatten((tuple(args), kwargs or {}))
+        if spec != self.in_spec:
+            raise FrontendError(
+                f"inputs do not match the structure the model was imported "
+                f"with: expected {self.in_spec}, got {spec}"
+            )
+        return leaves
+
+    def unflatten_outputs(self, outputs: list[Any]) -> Any:
+        return pytree.tree_unflatten(outputs, self.out_spec)
+
+
+@contextmanager
+def _persistent_buffers(model: torch.nn.Module) -> Iterator[None]:
+    """Make buffers persistent while exporting, then restore.
+
+    torch-mlir's importer fails with "Could not find state mapping for buffer" on
+    non-persistent buffers (BERT's position_ids, for one); persistence only changes what
+    `state_dict` saves, not what the model computes.
+    """
+    saved = {module: set(module._non_persistent_buffers_set) for module in model.modules()}
+    for module in saved:
+        module._non_persistent_buffers_set.clear()
+    try:
+        yield
+    finally:
+        for module, names in saved.items():
+            module._non_persistent_buffers_set.update(names)
+
+
+def export(
+    model: torch.nn.Module, args: tuple, kwargs: dict | None = None, dynamic_shapes: Any = None
+) -> torch.export.ExportedProgram:
+    """torch.export with the fixes shlo applies; a trace failure becomes a FrontendError."""
+    with _persistent_buffers(model):
+        try:
+            return torch.export.export(
+                model, tuple(args), kwargs or {}, dynamic_shapes=dynamic_shapes, strict=False
+            )
+        except Exception as error:  # torch raises many kinds; all mean "cannot trace"
+            raise FrontendError(
+                _first_lines(f"torch.export failed: {type(error).__name__}: {error}")
+            ) from None
+
+
+def import_model(
+    model: torch.nn.Module,
+    args: tuple,
+    kwargs: dict | None = None,
+    *,
+    dynamic_shapes: Any = None,
+    output_type: str = "stablehlo",
+    function: str = "main",
+) -> Imported:
+    """Export `model` on example inputs and import it as `output_type` IR."""
+    if output_type not in OUTPUT_TYPES:
+        raise FrontendError(f"output type '{output_type}' is not one of {OUTPUT_TYPES}")
+    program = export(model, args, kwargs, dynamic_shapes)
+    world = get_world("stablehlo")
+    try:
+        module = fx.export_and_import(program, output_type=output_type, func_name=function)
+    except world.ir.MLIRError as error:
+        raise FrontendError(_lowering_failure(from_mlir_error(error))) from None
+    except Exception as error:  # the importer raises plain Python errors on unsupported graphs
+        raise FrontendError(_first_lines(f"torch-mlir import failed: {error}")) from None
+    signature = program.module_call_graph[0].signature
+    operation = module.operation
+    return Imported(
+        IRModule(world, operation.context, operation),
+        signature.in_spec,
+        signature.out_spec,
+        function,
+    )
+
+
+def _lowering_failure(diagnostics: list) -> str:
+    ops = sorted({m.group(1) for d in diagnostics for m in [_ILLEGAL_OP.search(d.message)] if m})
+    head = f"torch-mlir cannot lower: {', '.join(ops)}\n" if ops else "torch-mlir lowering failed\n"
+    return head + format_all(diagnostics, {}).rstrip()
+
+
+def _first_lines(text: str, count: int = 6) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    more = f"\n... ({len(lines) - count} more lines)" if len(lines) > count else ""
+    return "\n".join(lines[:count]) + more

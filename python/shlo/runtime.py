@@ -1,0 +1,181 @@
+"""Run a `.vmfb` with the IREE runtime: devices by name, checked inputs, numpy outputs.
+
+Results come back through a 4096-byte-aligned host buffer.  The runtime's own `to_host()` imports
+a fresh `np.empty` as a host allocation when the driver allows imports; Vulkan (lavapipe here)
+requires `minImportedHostPointerAlignment` 4096 and rejects it, which is why the Python runtime
+failed on Vulkan while `iree-run-module` (page-aligned buffers) worked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import iree.runtime as ireert
+import numpy as np
+from iree.runtime.array_interop import map_dtype_to_element_type
+
+_ALIGNMENT = 4096
+_TENSOR = re.compile(r"tensor<([^>]*)>")
+_DTYPES = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "ui8": np.uint8,
+    "ui16": np.uint16,
+    "ui32": np.uint32,
+    "ui64": np.uint64,
+}
+
+
+class RunError(RuntimeError):
+    """A problem running a module: missing device, bad module, wrong inputs."""
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """What a function argument must be: shape (None for a dynamic dim) and element type."""
+
+    shape: tuple[int | None, ...]
+    element_type: str
+
+    @classmethod
+    def parse(cls, text: str) -> TensorSpec:
+        *dims, element = text.split("x") if "x" in text else [text]
+        return cls(tuple(None if d == "?" else int(d) for d in dims), element)
+
+    def check(self, name: str, value: np.ndarray) -> None:
+        want = _DTYPES.get(self.element_type)
+        if want is not None and value.dtype != np.dtype(want):
+            raise RunError(
+                f"{name}: expected dtype {np.dtype(want)} ({self.element_type}), got {value.dtype}"
+            )
+        if len(self.shape) != value.ndim or any(
+            d is not None and d != got for d, got in zip(self.shape, value.shape, strict=True)
+        ):
+            shape = "x".join("?" if d is None else str(d) for d in self.shape) or "scalar"
+            raise RunError(f"{name}: expected shape {shape}, got {tuple(value.shape)}")
+
+
+def available_devices() -> list[str]:
+    """Device names (IREE driver names) that have at least one device here."""
+    names = []
+    for driver in ireert.query_available_drivers():
+        try:
+            if ireert.get_driver(driver).query_available_devices():
+                names.append(driver)
+        except Exception:  # a driver whose library or hardware is absent
+            continue
+    return names
+
+
+def input_specs(declaration: str) -> list[TensorSpec]:
+    """Argument specs from IREE's `iree.abi.declaration` reflection string."""
+    arguments = declaration.split("->")[0]
+    return [TensorSpec.parse(match) for match in _TENSOR.findall(arguments)]
+
+
+class LoadedModule:
+    """A `.vmfb` loaded on a device; call its functions with numpy arrays."""
+
+    def __init__(self, vmfb: bytes | str | Path, device: str = "local-task") -> None:
+        if device not in available_devices():
+            raise RunError(
+                f"device '{device}' is not available here; available: "
+                f"{', '.join(available_devices()) or 'none'}"
+            )
+        self.device_name = device
+        self._context = ireert.SystemContext(config=ireert.Config(device))
+        data = Path(vmfb).read_bytes() if isinstance(vmfb, (str, Path)) else vmfb
+        try:
+            self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
+        except ValueError as error:
+            raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
+        self._context.add_vm_module(self._module)
+        self.device = self._context.config.device
+
+    @property
+    def function_names(self) -> list[str]:
+        return [name for name in self._module.function_names if not name.startswith("__")]
+
+    def signature(self, function: str) -> str:
+        return self._lookup(function).reflection.get("iree.abi.declaration", "")
+
+    def _lookup(self, function: str) -> Any:
+        found = self._module.lookup_function(function)
+        if found is None:
+            raise RunError(f"no function '{function}'; functions: {', '.join(self.function_names)}")
+        return found
+
+    def __call__(self, function: str, *inputs: Any) -> list[np.ndarray]:
+        """Call `function`; inputs are checked against its signature before anything runs."""
+        arrays = [np.ascontiguousarray(value) for value in inputs]
+        vm_function = self._lookup(function)
+        specs = input_specs(self.signature(function))
+        if specs and len(specs) != len(arrays):
+            raise RunError(f"{function}: expected {len(specs)} inputs, got {len(arrays)}")
+        for index, (spec, array) in enumerate(zip(specs, arrays, strict=False)):
+            spec.check(f"{function} input {index}", array)
+        arguments = ireert.VmVariantList(len(arrays))
+        for array in arrays:
+            arguments.push_ref(self._to_device(array))
+        results = ireert.VmVariantList(4)
+        self._context.vm_context.invoke(vm_function, arguments, results)
+        return [
+            to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
+            for i in range(results.size)
+        ]
+
+    def _to_device(self, array: np.ndarray) -> Any:
+        element_type = map_dtype_to_element_type(array.dtype)
+        if element_type is None:
+            raise RunError(f"inputs of dtype {array.dtype} are not supported by the runtime")
+        return self.device.allocator.allocate_buffer_copy(
+            memory_type=ireert.MemoryType.DEVICE_LOCAL,
+            allowed_usage=ireert.BufferUsage.DEFAULT,
+            device=self.device,
+            buffer=array,
+            element_type=element_type,
+        )
+
+
+def to_numpy(view: Any, device: Any) -> np.ndarray:
+    """A result buffer view as numpy: mapped when host-visible, else DMA'd to aligned memory."""
+    dtype = np.dtype(ireert.HalElementType.map_to_dtype(view.element_type))
+    shape = tuple(view.shape)
+    source = view.get_buffer()
+    visible = int(ireert.MemoryType.HOST_VISIBLE)
+    mappable = int(ireert.BufferUsage.MAPPING_SCOPED)
+    if source.memory_type() & visible == visible and source.allowed_usage() & mappable:
+        return np.array(view.map().asarray(shape, dtype))
+    size = source.byte_length()
+    raw = np.empty(size + 2 * _ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % _ALIGNMENT
+    host = raw[start : start + -(-size // _ALIGNMENT) * _ALIGNMENT]  # whole aligned pages
+    memory = int(ireert.MemoryType.HOST_LOCAL | ireert.MemoryType.DEVICE_VISIBLE)
+    usage = int(ireert.BufferUsage.TRANSFER_TARGET | ireert.BufferUsage.MAPPING_PERSISTENT)
+    target = device.allocator.import_host_allocation(host, memory_type=memory, allowed_usage=usage)
+    semaphore = device.create_semaphore(0)
+    device.queue_copy(
+        source,
+        target,
+        wait_semaphores=ireert.HalFence.create_at(semaphore, 0),
+        signal_semaphores=ireert.HalFence.create_at(semaphore, 1),
+    )
+    ireert.HalFence.create_at(semaphore, 1).wait()
+    return host[:size].view(dtype).reshape(shape).copy()
+
+
+def run(
+    vmfb: bytes | str | Path, device: str, function: str, inputs: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """Load and call once (for one-shot use; keep a `LoadedModule` to call repeatedly)."""
+    return LoadedModule(vmfb, device)(function, *inputs)
