@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import torch
 
@@ -26,6 +27,8 @@ from shlo.runtime import LoadedModule
 from shlo.world import ContextPolicy
 
 FLATTEN = "builtin.module(inline, symbol-dce, canonicalize)"
+# Rewrites that steer around iree-compile 3.13 failures, run on a copy before compiling.
+IREE_PREPARE = "builtin.module(shlo-narrow-sort-indices)"
 
 
 class PipelineRunError(RuntimeError):
@@ -60,13 +63,45 @@ def compile_module(
     cuda: str | None = None,
     extra_flags: tuple[str, ...] = (),
 ) -> Compiled:
-    return compile_bytecode(module.to_bytecode(), target, cuda=cuda, extra_flags=extra_flags)
+    """Compile to a `.vmfb`; `module` itself is left as it was.
+
+    f64 is kept when the public functions take or return it (IREE would demote it to f32);
+    f64 that only the importer introduced inside the program (torch-mlir's layer norm epsilon)
+    is demoted, which Vulkan needs.
+    """
+    prepared = run_pipeline(module, IREE_PREPARE)
+    return compile_bytecode(
+        prepared.to_bytecode(),
+        target,
+        cuda=cuda,
+        extra_flags=extra_flags,
+        keep_f64=_interface_uses_f64(prepared),
+    )
+
+
+def _interface_uses_f64(module: IRModule) -> bool:
+    for op in module.operation.regions[0].blocks[0].operations:
+        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
+        if "function_type" in op.attributes and visibility is None:
+            if "f64" in str(op.attributes["function_type"]):
+                return True
+    return False
 
 
 def _to_numpy(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu().numpy()
-    return value
+    """Tensors as numpy; bfloat16 (which numpy lacks) as ml_dtypes.bfloat16, bit for bit."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    value = value.detach().cpu().contiguous()
+    if value.dtype == torch.bfloat16:
+        return value.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return value.numpy()
+
+
+def _to_torch(value: np.ndarray) -> torch.Tensor:
+    if value.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(value.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.asarray(value))
 
 
 @dataclass
@@ -81,7 +116,7 @@ class CompiledModel:
         leaves = self.imported.flatten_inputs(args, kwargs)
         outputs = self.loaded(self.imported.function, *[_to_numpy(leaf) for leaf in leaves])
         if any(isinstance(leaf, torch.Tensor) for leaf in leaves):
-            outputs = [torch.from_numpy(np.asarray(o)) for o in outputs]
+            outputs = [_to_torch(o) for o in outputs]
         return self.imported.unflatten_outputs(outputs)
 
 

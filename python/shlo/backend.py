@@ -27,8 +27,9 @@ _LLVM_CPU = (
     "--iree-opt-data-tiling",
     "--iree-dispatch-creation-enable-aggressive-fusion=false",
 )
-# IREE demotes f64 to f32 unless told otherwise; a model's declared dtypes are kept.
-_COMMON = ("--iree-input-type=stablehlo", "--iree-input-demote-f64-to-f32=false")
+_COMMON = ("--iree-input-type=stablehlo",)
+# IREE demotes f64 to f32 unless told otherwise.
+_KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
 DEFAULT_CUDA_ARCH = "sm_80"
 _CUDA_NAMES = {
     "a100": "sm_80",
@@ -90,8 +91,13 @@ def cuda_arch(name: str | None) -> str:
     return arch
 
 
-def target_flags(target: Target, cuda: str | None = None) -> list[str]:
+def target_flags(target: Target, cuda: str | None = None, keep_f64: bool = False) -> list[str]:
     """The iree-compile flags for a target (without input or output)."""
+    if keep_f64 and target is Target.VULKAN:
+        raise CompileError(
+            "the model takes or returns float64, which the Vulkan target "
+            "does not support; cast it to float32 or use llvm-cpu"
+        )
     if target is Target.LLVM_CPU:
         device = list(_LLVM_CPU)
     elif target is Target.VMVX:
@@ -100,7 +106,7 @@ def target_flags(target: Target, cuda: str | None = None) -> list[str]:
         device = ["--iree-hal-target-device=vulkan"]
     else:
         device = ["--iree-hal-target-device=cuda", f"--iree-cuda-target={cuda_arch(cuda)}"]
-    return [*_COMMON, *device]
+    return [*_COMMON, *([_KEEP_F64] if keep_f64 else []), *device]
 
 
 @dataclass(frozen=True)
@@ -122,10 +128,11 @@ def compile_bytecode(
     cuda: str | None = None,
     extra_flags: tuple[str, ...] = (),
     source_name: str = "module",
+    keep_f64: bool = False,
 ) -> Compiled:
     """Compile StableHLO (bytecode or text) for `target` with iree-compile."""
     target = Target.get(target)
-    flags = [*target_flags(target, cuda), *extra_flags]
+    flags = [*target_flags(target, cuda, keep_f64), *extra_flags]
     compiler = tool_path("iree-opt").with_name("iree-compile")
     with tempfile.TemporaryDirectory(prefix="shlo-compile-") as scratch:
         source, output = Path(scratch) / f"{source_name}.mlirbc", Path(scratch) / "out.vmfb"

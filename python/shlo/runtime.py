@@ -117,7 +117,7 @@ class LoadedModule:
 
     def __call__(self, function: str, *inputs: Any) -> list[np.ndarray]:
         """Call `function`; inputs are checked against its signature before anything runs."""
-        arrays = [np.ascontiguousarray(value) for value in inputs]
+        arrays = [np.require(value, requirements="C") for value in inputs]  # keeps 0-d arrays 0-d
         vm_function = self._lookup(function)
         specs = input_specs(self.signature(function))
         if specs and len(specs) != len(arrays):

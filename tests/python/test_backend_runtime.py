@@ -1,0 +1,100 @@
+"""Targets, CUDA names, bad modules and bad inputs: the errors users see."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from zoo import EXAMPLES_FOR_CUDA
+
+from shlo.api import compile_module, flatten
+from shlo.backend import CompileError, Target, cuda_arch
+from shlo.frontend import FrontendError, import_model
+from shlo.models import MLP
+from shlo.runtime import LoadedModule, RunError, available_devices
+
+
+@pytest.fixture(scope="module")
+def mlp_module():
+    import torch
+
+    imported = import_model(MLP().eval(), (torch.randn(8, 64),))
+    return flatten(imported.module)
+
+
+@pytest.fixture(scope="module")
+def mlp_vmfb(mlp_module) -> bytes:
+    return compile_module(mlp_module, "llvm-cpu").vmfb
+
+
+@pytest.mark.parametrize(
+    ("typed", "arch"), [(None, "sm_80"), ("a100", "sm_80"), ("sm_89", "sm_89"), ("L4", "sm_89")]
+)
+def test_cuda_names(typed: str | None, arch: str) -> None:
+    assert cuda_arch(typed) == arch
+
+
+@pytest.mark.parametrize("typed", ["h100", "sm_90", "hopper"])
+def test_cuda_names_that_crash_iree_get_an_alternative(typed: str) -> None:
+    with pytest.raises(CompileError, match="use --cuda-arch sm_89 or sm_80"):
+        cuda_arch(typed)
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(CompileError, match="unknown target 'tpu'; expected one of llvm-cpu"):
+        Target.get("tpu")
+
+
+@pytest.mark.parametrize("name", EXAMPLES_FOR_CUDA)
+def test_cuda_compiles(name: str) -> None:
+    import torch
+    from zoo import ZOO
+
+    example = next(e for e in ZOO if e.name == name)
+    model, inputs = example.instantiate()
+    module = flatten(import_model(model, inputs).module)
+    compiled = compile_module(module, "cuda")
+    assert compiled.vmfb.startswith(b"PK") and "--iree-cuda-target=sm_80" in compiled.command
+    del torch
+
+
+def test_iree_compile_errors_name_the_op(mlp_module) -> None:
+    with pytest.raises(CompileError, match="iree-compile failed"):
+        compile_module(mlp_module, "llvm-cpu", extra_flags=("--iree-hal-target-device=nope",))
+
+
+def test_wrong_inputs_name_the_argument(mlp_vmfb: bytes) -> None:
+    loaded = LoadedModule(mlp_vmfb)
+    with pytest.raises(RunError, match=r"main input 0: expected shape 8x64, got \(8, 63\)"):
+        loaded("main", np.zeros((8, 63), np.float32))
+    with pytest.raises(RunError, match="main input 0: expected dtype float32 .f32., got int32"):
+        loaded("main", np.zeros((8, 64), np.int32))
+    with pytest.raises(RunError, match="main: expected 1 inputs, got 2"):
+        loaded("main", np.zeros((8, 64), np.float32), np.zeros(1))
+    with pytest.raises(RunError, match="no function 'forward'; functions: main"):
+        loaded("forward")
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.1])
+def test_truncated_vmfb_is_rejected(mlp_vmfb: bytes, cut: float) -> None:
+    with pytest.raises(RunError, match="not a valid IREE module"):
+        LoadedModule(mlp_vmfb[: int(len(mlp_vmfb) * cut)])
+
+
+def test_missing_device_lists_the_available_ones(mlp_vmfb: bytes) -> None:
+    missing = "cuda" if "cuda" not in available_devices() else "hip"
+    with pytest.raises(RunError, match=f"device '{missing}' is not available here; available:"):
+        LoadedModule(mlp_vmfb, missing)
+
+
+def test_untraceable_model_gets_a_short_message() -> None:
+    import torch
+
+    class DataDependent(torch.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:  # control flow on data: torch.export cannot trace it
+                return x
+            return -x
+
+    with pytest.raises(FrontendError, match="torch.export failed") as info:
+        import_model(DataDependent(), (torch.randn(3),))
+    assert len(str(info.value).splitlines()) <= 7 and "Traceback" not in str(info.value)

@@ -1,0 +1,186 @@
+"""The end-to-end model zoo: small models covering the op families users export."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from shlo.models import DEMO_MODELS, Example
+
+
+def _seeded(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(7)).to(dtype)
+
+
+class Residual(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.conv2, self.bn2 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        return F.relu(x + self.bn2(self.conv2(y)))
+
+
+class Depthwise(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pw = nn.Conv2d(8, 16, 1)
+
+    def forward(self, x):
+        return self.pw(F.relu6(self.dw(x)))
+
+
+class GRU(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rnn = nn.GRU(8, 16, batch_first=True)
+
+    def forward(self, x):
+        out, state = self.rnn(x)
+        return out, state
+
+
+class LSTM(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rnn = nn.LSTM(8, 16, batch_first=True)
+
+    def forward(self, x):
+        out, (h, c) = self.rnn(x)
+        return out, h, c
+
+
+class SDPA(nn.Module):
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v)
+
+
+class CausalSDPA(nn.Module):
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+class LayerNorm(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(32)
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+class Embedding(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = nn.Embedding(100, 16)
+
+    def forward(self, ids):
+        return self.table(ids).sum(dim=1)
+
+
+class Gather(nn.Module):
+    def forward(self, x, index):
+        return torch.gather(x, 1, index)
+
+
+class Softmax(nn.Module):
+    def forward(self, x):
+        return F.softmax(x, dim=-1), F.log_softmax(x, dim=-1)
+
+
+class ArgMax(nn.Module):
+    def forward(self, x):
+        return torch.argmax(x, dim=-1)
+
+
+class TopK(nn.Module):
+    def forward(self, x):
+        values, indices = torch.topk(x, 4)
+        return values, indices
+
+
+class CumSum(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=1)
+
+
+class Half(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(16, 8).half()
+
+    def forward(self, x):
+        return torch.tanh(self.linear(x))
+
+
+class BFloat16(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(16, 8).to(torch.bfloat16)
+
+    def forward(self, x):
+        return F.silu(self.linear(x))
+
+
+class Float64(nn.Module):
+    def forward(self, x):
+        return torch.exp(x) * 1e-3 + x
+
+
+class MultiIO(nn.Module):
+    def forward(self, a, b):
+        return a @ b, a.sum(), b.t()
+
+
+class DictOut(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = self.proj(x)
+        return {"logits": y, "probs": y.softmax(-1), "nested": (y.mean(), y.max())}
+
+
+class Scalar(nn.Module):
+    def forward(self, x, scale):
+        return x * scale + scale
+
+
+ZOO = (
+    *DEMO_MODELS,
+    Example("residual", Residual, lambda: (_seeded(1, 8, 16, 16),)),
+    Example("depthwise", Depthwise, lambda: (_seeded(1, 8, 16, 16),)),
+    Example("gru", GRU, lambda: (_seeded(2, 5, 8),)),
+    Example("lstm", LSTM, lambda: (_seeded(2, 5, 8),)),
+    Example(
+        "sdpa",
+        SDPA,
+        lambda: (_seeded(1, 2, 8, 16), _seeded(1, 2, 8, 16) * 0.5, _seeded(1, 2, 8, 16) + 1),
+    ),
+    Example(
+        "causal_sdpa",
+        CausalSDPA,
+        lambda: (_seeded(1, 2, 8, 16), _seeded(1, 2, 8, 16), _seeded(1, 2, 8, 16)),
+    ),
+    Example("layer_norm", LayerNorm, lambda: (_seeded(4, 32),)),
+    Example("embedding", Embedding, lambda: (torch.tensor([[1, 5, 99], [0, 42, 7]]),)),
+    Example("gather", Gather, lambda: (_seeded(3, 5), torch.tensor([[0, 4], [1, 1], [3, 2]]))),
+    Example("softmax", Softmax, lambda: (_seeded(4, 10),)),
+    Example("argmax", ArgMax, lambda: (_seeded(4, 10),)),
+    Example("topk", TopK, lambda: (_seeded(3, 12),)),
+    Example("cumsum", CumSum, lambda: (_seeded(3, 6),)),
+    Example("float16", Half, lambda: (_seeded(4, 16, dtype=torch.float16),)),
+    Example("bfloat16", BFloat16, lambda: (_seeded(4, 16, dtype=torch.bfloat16),)),
+    Example("float64", Float64, lambda: (_seeded(4, 4, dtype=torch.float64),)),
+    Example("multi_io", MultiIO, lambda: (_seeded(3, 4), _seeded(4, 5))),
+    Example("dict_out", DictOut, lambda: (_seeded(2, 8),)),
+    Example("scalar", Scalar, lambda: (_seeded(3), torch.tensor(2.5))),
+)
+
+# A few zoo models compiled for CUDA in CI (compile only: no GPU here).
+EXAMPLES_FOR_CUDA = ("mlp", "cnn", "encoder", "topk")
