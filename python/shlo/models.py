@@ -1,4 +1,4 @@
-"""Small built-in models for the demo and the tests: defined in code, random weights, no downloads."""
+"""Small built-in models for the demo and tests: defined in code, random weights, no downloads."""
 
 from __future__ import annotations
 

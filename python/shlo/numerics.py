@@ -1,4 +1,4 @@
-"""Compare compiled outputs with PyTorch eager, output by output, at dtype-appropriate tolerances."""
+"""Compare compiled outputs with PyTorch eager, output by output, at tolerances fit for dtype."""
 
 from __future__ import annotations
 
