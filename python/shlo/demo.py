@@ -1,53 +1,125 @@
-"""The demo `tools/demo` runs: flatten a built-in StableHLO program with shlo-opt.
+"""The demo `tools/demo` runs: built-in PyTorch models through the whole path, checked.
 
-The program has the shape an exporter leaves behind (a public entry point calling through nested
-private functions, plus a function nobody calls); flattening with inline, symbol-dce and
-canonicalize leaves the single function most consumers want.  Files land in an output folder.
+Each model (an MLP, a small CNN with batch norm and pooling, a transformer encoder block) is
+imported to StableHLO, flattened, compiled for every device available here and run, and its
+outputs are compared with PyTorch eager.  A table goes to stdout; the artifacts (.mlir before
+and after flattening, .vmfb, report.json) to the output folder.
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
+import json
+import statistics
 import sys
-from collections.abc import Sequence
-from importlib import resources
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from shlo.opt_main import main as shlo_opt
+import torch
 
-PROGRAM = (resources.files("shlo") / "data" / "mlp_nested.mlir").read_text()
+from shlo.api import CompiledModel, compile_module, flatten
+from shlo.backend import Target
+from shlo.frontend import import_model
+from shlo.models import DEMO_MODELS, Example
+from shlo.numerics import compare
+from shlo.runtime import LoadedModule, available_devices
 
-FLATTEN = ["--inline", "--symbol-dce", "--canonicalize", "--shlo-op-stats"]
+DEVICE_TARGETS = (("local-task", Target.LLVM_CPU), ("vulkan", Target.VULKAN), ("cuda", Target.CUDA))
+RUNS = 20
 
 
-def _section(title: str) -> None:
-    print(f"\n=== {title} ===", flush=True)
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _median_ms(call: Callable[[], object]) -> float:
+    call()
+    times = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def _op_count(text: str) -> int:
+    return sum(1 for line in text.splitlines() if " = " in line or "return" in line)
+
+
+def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]) -> list[dict]:
+    """One model through every device: the table rows it produces."""
+    model, inputs = example.instantiate()
+    with torch.no_grad():
+        expected = model(*inputs)
+        eager_ms = _median_ms(lambda: model(*inputs))
+    _progress(f"{example.name}: importing with torch.export + torch-mlir")
+    imported = import_model(model, inputs)
+    before = imported.module.text()
+    imported.module = flatten(imported.module)
+    after = imported.module.text()
+    (folder / f"{example.name}.mlir").write_text(before)
+    (folder / f"{example.name}.flat.mlir").write_text(after)
+    _progress(f"{example.name}: flattened ({_op_count(before)} -> {_op_count(after)} ops)")
+    rows = []
+    for device, target in devices:
+        _progress(f"{example.name}: compiling for {target.value}")
+        start = time.perf_counter()
+        compiled = compile_module(imported.module, target)
+        compile_s = time.perf_counter() - start
+        vmfb = folder / f"{example.name}.{target.value}.vmfb"
+        vmfb.write_bytes(compiled.vmfb)
+        _progress(f"{example.name}: running on {device}")
+        runner = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
+        checks = compare(runner(*inputs), expected)
+        rows.append(
+            {
+                "model": example.name,
+                "device": device,
+                "target": target.value,
+                "max_abs_error": max(c.max_abs for c in checks),
+                "ok": all(c.ok for c in checks),
+                "compile_s": compile_s,
+                "latency_ms": _median_ms(lambda: runner(*inputs)),
+                "eager_ms": eager_ms,
+                "vmfb": str(vmfb),
+                "iree_compile": compiled.command_line(),
+            }
+        )
+    return rows
+
+
+def _table(rows: list[dict]) -> str:
+    header = (
+        f"{'model':<10}{'device':<12}{'max abs err':>12}{'check':>7}{'compile s':>11}"
+        f"{'latency ms':>12}{'eager ms':>10}"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        lines.append(
+            f"{r['model']:<10}{r['device']:<12}{r['max_abs_error']:>12.2e}"
+            f"{'pass' if r['ok'] else 'FAIL':>7}{r['compile_s']:>11.2f}"
+            f"{r['latency_ms']:>12.3f}{r['eager_ms']:>10.3f}"
+        )
+    return "\n".join(lines)
+
+
+def run_demo(output_dir: Path) -> int:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    here = set(available_devices())
+    devices = [(device, target) for device, target in DEVICE_TARGETS if device in here]
+    _progress(f"devices here: {', '.join(d for d, _ in devices)}; artifacts in {output_dir}")
+    rows = [row for example in DEMO_MODELS for row in demo_model(example, output_dir, devices)]
+    (output_dir / "report.json").write_text(json.dumps(rows, indent=2) + "\n")
+    print(_table(rows))
+    print(f"\nartifacts and report.json in {output_dir}")
+    return 0 if all(row["ok"] for row in rows) else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="shlo-demo", description=__doc__)
-    parser.add_argument(
-        "--output-dir",
-        type=Path,
-        default=Path("out/demo"),
-        help="where the input and flattened modules are written",
-    )
-    args = parser.parse_args(argv)
-    args.output_dir.mkdir(parents=True, exist_ok=True)
-    before, after = args.output_dir / "nested.mlir", args.output_dir / "flat.mlir"
-    before.write_text(PROGRAM)
-    _section(f"before: {before}")
-    print(PROGRAM, end="")
-    command = [str(before), *FLATTEN, "--dump-pass-pipeline", "-o", str(after)]
-    _section("shlo-opt " + shlex.join(command))
-    status = shlo_opt(command)
-    sys.stderr.flush()
-    if status != 0:
-        return status
-    _section(f"after: {after}")
-    print(after.read_text(), end="")
-    return 0
+    parser = argparse.ArgumentParser(prog="shlo demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--output-dir", type=Path, default=Path("out/demo"))
+    return run_demo(parser.parse_args(argv).output_dir)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ offending ops and where they are, not a wall of traceback.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,7 +74,9 @@ def export(
     model: torch.nn.Module, args: tuple, kwargs: dict | None = None, dynamic_shapes: Any = None
 ) -> torch.export.ExportedProgram:
     """torch.export with the fixes shlo applies; a trace failure becomes a FrontendError."""
-    with _persistent_buffers(model):
+    with _persistent_buffers(model), warnings.catch_warnings():
+        # torch 2.13 deprecates its own pytree LeafSpec check inside torch.export
+        warnings.filterwarnings("ignore", "`isinstance\\(treespec, LeafSpec\\)`", FutureWarning)
         try:
             return torch.export.export(
                 model, tuple(args), kwargs or {}, dynamic_shapes=dynamic_shapes, strict=False

@@ -20,7 +20,7 @@ from iree.runtime.array_interop import map_dtype_to_element_type
 
 _ALIGNMENT = 4096
 _TENSOR = re.compile(r"tensor<([^>]*)>")
-_DTYPES = {
+DTYPES = {
     "f16": np.float16,
     "f32": np.float32,
     "f64": np.float64,
@@ -53,7 +53,7 @@ class TensorSpec:
         return cls(tuple(None if d == "?" else int(d) for d in dims), element)
 
     def check(self, name: str, value: np.ndarray) -> None:
-        want = _DTYPES.get(self.element_type)
+        want = DTYPES.get(self.element_type)
         if want is not None and value.dtype != np.dtype(want):
             raise RunError(
                 f"{name}: expected dtype {np.dtype(want)} ({self.element_type}), got {value.dtype}"
@@ -94,7 +94,10 @@ class LoadedModule:
             )
         self.device_name = device
         self._context = ireert.SystemContext(config=ireert.Config(device))
-        data = Path(vmfb).read_bytes() if isinstance(vmfb, (str, Path)) else vmfb
+        try:
+            data = Path(vmfb).read_bytes() if isinstance(vmfb, (str, Path)) else vmfb
+        except OSError as error:
+            raise RunError(f"cannot read {vmfb}: {error.strerror}") from None
         try:
             self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
         except ValueError as error:

@@ -1,17 +1,21 @@
-"""The README's demo runs and leaves a flat module behind."""
+"""The demo's per-model path: artifacts on disk and a passing row per device."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import pytest
+from shlo.backend import Target
+from shlo.demo import _table, demo_model
+from shlo.models import DEMO_MODELS
 
-from shlo.demo import main
 
-
-def test_demo_flattens_to_one_function(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--output-dir", str(tmp_path)]) == 0
-    flat = (tmp_path / "flat.mlir").read_text()
-    assert flat.count("func.func") == 1 and "call" not in flat
-    assert "@unused_debug_helper" in (tmp_path / "nested.mlir").read_text()
-    assert "=== after:" in capsys.readouterr().out
+def test_demo_model_leaves_artifacts_and_passes(tmp_path: Path) -> None:
+    mlp = next(example for example in DEMO_MODELS if example.name == "mlp")
+    rows = demo_model(mlp, tmp_path, [("local-task", Target.LLVM_CPU)])
+    assert [row["ok"] for row in rows] == [True]
+    assert rows[0]["max_abs_error"] < 1e-4 and rows[0]["latency_ms"] > 0
+    for name in ("mlp.mlir", "mlp.flat.mlir", "mlp.llvm-cpu.vmfb"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert "iree-compile" in json.loads(json.dumps(rows))[0]["iree_compile"]
+    assert "mlp       local-task" in _table(rows)

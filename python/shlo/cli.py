@@ -1,0 +1,222 @@
+"""`shlo`: import a PyTorch model, compile it with IREE, run and time it, or run the demo.
+
+    shlo import pkg.module:factory --input 1x3x224x224xf32 -o model.mlir
+    shlo compile model.mlir --target llvm-cpu -o model.vmfb
+    shlo run model.vmfb --device local-task --input=2x3xf32=1,2,3,4,5,6 --output=@out.npy
+    shlo bench model.vmfb --input=@x.npy --runs 50
+    shlo demo
+
+Inputs use iree-run-module's syntax: `SHAPExTYPE=v1,v2,...`, `SHAPExTYPE` (zeros) or `@file.npy`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from shlo.runtime import DTYPES, LoadedModule, RunError
+
+PROG = "shlo"
+
+
+class UsageError(Exception):
+    """A mistake on the command line or in its files: `shlo: message`, exit 1."""
+
+
+def parse_tensor(text: str) -> np.ndarray:
+    """An input in iree-run-module's syntax."""
+    if text.startswith("@"):
+        try:
+            return np.load(text[1:], allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise UsageError(f"cannot read {text[1:]}: {error}") from None
+    spec, has_values, values = text.partition("=")
+    *dims, element = spec.split("x")
+    if element not in DTYPES or not all(d.isdigit() for d in dims):
+        raise UsageError(
+            f"bad input '{text}': expected SHAPExTYPE[=values] "
+            f"(e.g. 2x3xf32=1,2,3,4,5,6) or @file.npy"
+        )
+    shape, dtype = tuple(int(d) for d in dims), DTYPES[element]
+    if not has_values:
+        return np.zeros(shape, dtype)
+    numbers = [float(v) for v in values.replace("[", "").replace("]", "").split(",") if v]
+    if len(numbers) == 1:
+        return np.full(shape, numbers[0], dtype)
+    if len(numbers) != int(np.prod(shape)):
+        raise UsageError(f"bad input '{text}': {len(numbers)} values for shape {spec}")
+    return np.array(numbers, dtype).reshape(shape)
+
+
+def _load_factory(target: str) -> tuple:
+    module_name, _, attribute = target.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute or "model")
+    except (ImportError, AttributeError) as error:
+        raise UsageError(f"cannot load '{target}': {error}") from None
+    made = factory()
+    return made if isinstance(made, tuple) else (made, None)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    import torch
+
+    from shlo.api import flatten
+    from shlo.frontend import import_model
+    from shlo.ir_io import PrintOptions
+    from shlo.output import AtomicOutput
+
+    model, example = _load_factory(args.factory)
+    inputs = tuple(torch.from_numpy(parse_tensor(t)) for t in args.input) if args.input else example
+    if inputs is None:
+        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    imported = import_model(model.eval(), tuple(inputs), output_type=args.output_type)
+    module = imported.module if args.no_flatten else flatten(imported.module)
+    with AtomicOutput(args.output) as out:
+        module.write(out.stream, PrintOptions(bytecode=args.emit_bytecode))
+        out.commit()
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from shlo.api import compile_module
+    from shlo.ir_io import parse_source
+    from shlo.output import AtomicOutput
+    from shlo.source import read_source
+    from shlo.world import ContextPolicy, get_world
+
+    world = get_world("stablehlo")
+    try:
+        module = parse_source(world, world.make_context(ContextPolicy()), read_source(args.input))
+    except world.ir.MLIRError as error:
+        from shlo.diagnostics import format_all, from_mlir_error
+
+        raise UsageError(format_all(from_mlir_error(error), {}).strip()) from None
+    compiled = compile_module(
+        module, args.target, cuda=args.cuda_arch, extra_flags=tuple(args.iree_flag)
+    )
+    with AtomicOutput(args.output) as out:
+        out.stream.write(compiled.vmfb)
+        out.commit()
+    print(f"{PROG}: compiled with: {compiled.command_line()}", file=sys.stderr)
+    return 0
+
+
+def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
+    loaded = LoadedModule(args.module, args.device)
+    return loaded, [parse_tensor(text) for text in args.input]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    loaded, inputs = _loaded(args)
+    results = loaded(args.function, *inputs)
+    for index, result in enumerate(results):
+        print(f"result[{index}]: {'x'.join(map(str, result.shape)) or 'scalar'}x{result.dtype}")
+        print(np.array2string(result, threshold=64))
+    for path, result in zip(args.output, results, strict=False):
+        np.save(path.removeprefix("@"), result)
+    failures = _compare_expected(args.expected_output, results)
+    for failure in failures:
+        print(f"{PROG}: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _compare_expected(expected: list[str], results: list[np.ndarray]) -> list[str]:
+    failures = []
+    for index, (text, result) in enumerate(zip(expected, results, strict=False)):
+        want = parse_tensor(text)
+        if want.shape != result.shape or not np.allclose(result, want, rtol=1e-4, atol=1e-4):
+            error = (
+                np.abs(result.astype(np.float64) - want).max()
+                if want.shape == result.shape
+                else "shape"
+            )
+            failures.append(
+                f"result[{index}] differs from the expected output (max abs error {error})"
+            )
+    return failures
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    loaded, inputs = _loaded(args)
+    loaded(args.function, *inputs)  # warm-up
+    times = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        loaded(args.function, *inputs)
+        times.append((time.perf_counter() - start) * 1e3)
+    print(
+        f"{args.function} on {args.device}, {args.runs} runs: median "
+        f"{statistics.median(times):.3f} ms, min {min(times):.3f} ms, max {max(times):.3f} ms"
+    )
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from shlo.demo import run_demo
+
+    return run_demo(args.output_dir)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    imp = commands.add_parser("import", help="PyTorch model -> StableHLO (flattened)")
+    imp.add_argument("factory", help="pkg.module:function returning a model, or (model, inputs)")
+    imp.add_argument("--input", action="append", default=[], help="example input (repeatable)")
+    imp.add_argument("-o", "--output", default="-")
+    imp.add_argument(
+        "--output-type", default="stablehlo", choices=("stablehlo", "torch", "linalg-on-tensors")
+    )
+    imp.add_argument("--no-flatten", action="store_true", help="keep calls and dead functions")
+    imp.add_argument("--emit-bytecode", action="store_true")
+    imp.set_defaults(run=cmd_import)
+    comp = commands.add_parser("compile", help="StableHLO -> .vmfb with iree-compile")
+    comp.add_argument("input")
+    comp.add_argument("--target", default="llvm-cpu", help="llvm-cpu, vulkan, cuda or vmvx")
+    comp.add_argument("--cuda-arch", help="sm_80 (default), sm_89, a100, ...")
+    comp.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag")
+    comp.add_argument("-o", "--output", required=True)
+    comp.set_defaults(run=cmd_compile)
+    for name, handler, text in (
+        ("run", cmd_run, "run a function once and print results"),
+        ("bench", cmd_bench, "time a function over many runs"),
+    ):
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("module", help="the .vmfb")
+        sub.add_argument("--device", default="local-task", help="local-task, vulkan, cuda, ...")
+        sub.add_argument("--function", default="main")
+        sub.add_argument("--input", action="append", default=[])
+        sub.set_defaults(run=handler)
+    run = commands.choices["run"]
+    run.add_argument("--output", action="append", default=[], help="@file.npy per result")
+    run.add_argument("--expected-output", action="append", default=[])
+    commands.choices["bench"].add_argument("--runs", type=int, default=20)
+    demo = commands.add_parser("demo", help="import, flatten, compile and run built-in models")
+    demo.add_argument("--output-dir", type=Path, default=Path("out/demo"))
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from shlo.backend import CompileError
+    from shlo.frontend import FrontendError
+    from shlo.source import InputError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (UsageError, RunError, CompileError, FrontendError, InputError) as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
