@@ -9,6 +9,7 @@ and after flattening, .vmfb, report.json) to the output folder.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import sys
@@ -80,7 +81,7 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
                 "max_abs_error": max(c.max_abs for c in checks),
                 "ok": all(c.ok for c in checks),
                 "compile_s": compile_s,
-                "latency_ms": _median_ms(lambda: runner(*inputs)),
+                "latency_ms": _median_ms(functools.partial(runner, *inputs)),
                 "eager_ms": eager_ms,
                 "vmfb": str(vmfb),
                 "iree_compile": compiled.command_line(),
