@@ -7,7 +7,10 @@ diagnostic handler.  Both are turned into `Diagnostic` records here, so that pri
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -111,3 +114,20 @@ class DiagnosticSink:
             yield self
         finally:
             handler.detach()
+
+
+@contextmanager
+def capture_native_stderr() -> Iterator[list[str]]:
+    """Capture what native code prints on fd 2 (LLVM's option parser reports errors there)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    printed: list[str] = []
+    with tempfile.TemporaryFile() as scratch:
+        os.dup2(scratch.fileno(), 2)
+        try:
+            yield printed
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            scratch.seek(0)
+            printed.append(scratch.read().decode(errors="replace"))

@@ -18,12 +18,14 @@ import torch
 from torch.utils import _pytree as pytree
 from torch_mlir import fx
 
-from shlo.diagnostics import format_all, from_mlir_error
+from shlo.diagnostics import capture_native_stderr
 from shlo.ir_io import IRModule
 from shlo.world import get_world
 
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
-_ILLEGAL_OP = re.compile(r"failed to legalize operation '([^']+)'")
+_ILLEGAL_OP = re.compile(
+    r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)[^\n]*failed to legalize operation \'([^\']+)\''
+)
 
 
 class FrontendError(RuntimeError):
@@ -101,12 +103,14 @@ def import_model(
         raise FrontendError(f"output type '{output_type}' is not one of {OUTPUT_TYPES}")
     program = export(model, args, kwargs, dynamic_shapes)
     world = get_world("stablehlo")
-    try:
-        module = fx.export_and_import(program, output_type=output_type, func_name=function)
-    except world.ir.MLIRError as error:
-        raise FrontendError(_lowering_failure(from_mlir_error(error))) from None
-    except Exception as error:  # the importer raises plain Python errors on unsupported graphs
-        raise FrontendError(_first_lines(f"torch-mlir import failed: {error}")) from None
+    failure = None
+    with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
+        try:
+            module = fx.export_and_import(program, output_type=output_type, func_name=function)
+        except Exception as error:  # the importer raises plain Python errors on unsupported graphs
+            failure = error
+    if failure is not None:
+        raise FrontendError(_lowering_failure(printed[0], failure))
     signature = program.module_call_graph[0].signature
     operation = module.operation
     return Imported(
@@ -117,10 +121,15 @@ def import_model(
     )
 
 
-def _lowering_failure(diagnostics: list) -> str:
-    ops = sorted({m.group(1) for d in diagnostics for m in [_ILLEGAL_OP.search(d.message)] if m})
-    head = f"torch-mlir cannot lower: {', '.join(ops)}\n" if ops else "torch-mlir lowering failed\n"
-    return head + format_all(diagnostics, {}).rstrip()
+def _lowering_failure(printed: str, error: Exception) -> str:
+    """Every op torch-mlir could not lower, with where the model uses it, else the error."""
+    found = sorted(
+        {(m.group(3), f"{m.group(1)}:{m.group(2)}") for m in _ILLEGAL_OP.finditer(printed)}
+    )
+    if not found:
+        return _first_lines(f"torch-mlir import failed: {error}")
+    lines = [f"  {op} (at {where})" for op, where in found]
+    return "torch-mlir cannot lower these ops to StableHLO:\n" + "\n".join(lines)
 
 
 def _first_lines(text: str, count: int = 6) -> str:

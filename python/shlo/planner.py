@@ -8,15 +8,11 @@ native tools' pass lists; consecutive elements that run in the same place form o
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from shlo import native_tools
+from shlo.diagnostics import capture_native_stderr
 from shlo.pipeline import Contexts, Segment
 from shlo.pipeline_syntax import Element
 from shlo.python_pass import OptionError, PythonPass, python_passes
@@ -102,7 +98,7 @@ def _try_add(
     world: World, context: Any, anchor: str, element: Element, implicit_nesting: bool
 ) -> Element | None:
     """The element as `world` accepts it, None if `world` lacks one of its passes."""
-    with _native_stderr() as printed:
+    with capture_native_stderr() as printed:
         try:
             world.passmanager.PassManager(anchor, context).add(str(element))
             return element
@@ -141,20 +137,3 @@ def _clean_parser_message(message: str) -> str:
         if line.strip() and not line.startswith("failed to add")
     ]
     return re.sub(r"^MLIR Textual PassPipeline Parser:\d+:\d+: error: ", "", "\n".join(lines))
-
-
-@contextmanager
-def _native_stderr() -> Iterator[list[str]]:
-    """Capture what native code prints on fd 2 (LLVM's option parser reports errors there)."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    printed: list[str] = []
-    with tempfile.TemporaryFile() as scratch:
-        os.dup2(scratch.fileno(), 2)
-        try:
-            yield printed
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            scratch.seek(0)
-            printed.append(scratch.read().decode(errors="replace"))

@@ -98,3 +98,28 @@ def test_untraceable_model_gets_a_short_message() -> None:
     with pytest.raises(FrontendError, match="torch.export failed") as info:
         import_model(DataDependent(), (torch.randn(3),))
     assert len(str(info.value).splitlines()) <= 7 and "Traceback" not in str(info.value)
+
+
+def test_unlowerable_op_is_named_with_its_source_line() -> None:
+    import torch
+
+    class Spectrum(torch.nn.Module):
+        def forward(self, x):
+            return torch.fft.rfft(x).abs()  # complex numbers: no StableHLO lowering here
+
+    with pytest.raises(FrontendError, match="torch-mlir cannot lower these ops") as info:
+        import_model(Spectrum(), (torch.randn(8),))
+    assert "torch.aten.view_as_complex (at " in str(info.value)
+    assert "test_backend_runtime.py:" in str(info.value)
+
+
+def test_op_iree_cannot_compile_is_named() -> None:
+    import torch
+    from zoo import ZOO
+
+    example = next(e for e in ZOO if e.name == "causal_sdpa")
+    model, inputs = example.instantiate()
+    module = flatten(import_model(model, inputs).module)
+    with pytest.raises(CompileError, match="failed to legalize operation 'vector.broadcast'"):
+        compile_module(module, "vulkan")
+    del torch
