@@ -1,0 +1,162 @@
+"""Steady-state latency of shlo-compiled models against PyTorch eager and onnxruntime, same run.
+
+Models: the demo models, and BERT-base, GPT-2 small and ViT-B/16 built from `transformers`
+configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each: compile time,
+the process's peak memory, and median latency single-threaded (IREE `local-sync`, eager and
+onnxruntime on one thread) and on all cores (`local-task`, default threads), printed with the
+ratios to eager and to onnxruntime.  Each model runs in a child process so peak memory is its own.
+
+    .venv/bin/pip install -e '.[bench]'
+    .venv/bin/python benchmarks/bench_models.py [--models mlp,bert] [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit")
+
+
+def build(name: str) -> tuple:
+    """The model (eval mode) and its example inputs."""
+    import torch
+
+    from shlo.models import DEMO_MODELS
+
+    demo = {example.name: example for example in DEMO_MODELS}
+    if name in demo:
+        return demo[name].instantiate()
+    import transformers
+
+    torch.manual_seed(0)
+    if name == "bert":
+        model = transformers.BertModel(transformers.BertConfig())
+        inputs = (torch.randint(0, 30522, (1, 128)),)
+    elif name == "gpt2":
+        model = transformers.GPT2Model(transformers.GPT2Config())
+        inputs = (torch.randint(0, 50257, (1, 128)),)
+    else:
+        model = transformers.ViTModel(transformers.ViTConfig())
+        inputs = (torch.randn(1, 3, 224, 224),)
+    model.config.return_dict = False
+    model.config.use_cache = False
+    return model.eval(), inputs
+
+
+def median_ms(call: Callable[[], object], runs: int) -> float:
+    for _ in range(3):
+        call()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def onnx_latencies(model: object, inputs: tuple, runs: int) -> tuple[float, float]:
+    """onnxruntime's median latency on one thread and on all; NaN when ONNX export fails."""
+    import onnxruntime
+    import torch
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "model.onnx"
+        try:
+            torch.onnx.export(model, inputs, str(path), dynamo=True, opset_version=18)
+        except Exception as error:  # the exporter's failures vary; the row says n/a
+            print(f"onnx export failed: {str(error).splitlines()[0]}", file=sys.stderr)
+            return float("nan"), float("nan")
+        feeds = {}
+        latencies = []
+        for threads in (1, 0):
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = threads
+            session = onnxruntime.InferenceSession(str(path), options)
+            feeds = {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs, strict=True)}
+            latencies.append(median_ms(lambda s=session: s.run(None, feeds), runs))
+    return latencies[0], latencies[1]
+
+
+def measure(name: str, runs: int) -> dict:
+    """One model, in this process: what the parent prints as a table row."""
+    import torch
+
+    from shlo.api import CompiledModel, compile_module, flatten
+    from shlo.frontend import import_model
+    from shlo.numerics import compare
+    from shlo.runtime import LoadedModule
+
+    model, inputs = build(name)
+    with torch.no_grad():
+        expected = model(*inputs)
+        torch.set_num_threads(1)
+        eager_1 = median_ms(lambda: model(*inputs), runs)
+        torch.set_num_threads(os.cpu_count() or 1)
+        eager_n = median_ms(lambda: model(*inputs), runs)
+    start = time.perf_counter()
+    imported = import_model(model, inputs)
+    imported.module = flatten(imported.module)
+    compiled = compile_module(imported.module, "llvm-cpu")
+    compile_s = time.perf_counter() - start
+    shlo = {}
+    for device in ("local-sync", "local-task"):
+        runner = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
+        error = max(check.max_abs for check in compare(runner(*inputs), expected))
+        shlo[device] = median_ms(lambda r=runner: r(*inputs), runs)
+    ort_1, ort_n = onnx_latencies(model, inputs, runs)
+    return {"model": name, "compile_s": compile_s, "max_abs_error": error,
+            "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "shlo_1": shlo["local-sync"], "eager_1": eager_1, "ort_1": ort_1,
+            "shlo_n": shlo["local-task"], "eager_n": eager_n, "ort_n": ort_n}
+
+
+def table(rows: list[dict]) -> str:
+    head = (f"{'model':<8}{'compile s':>10}{'peak MiB':>9}{'err':>9} | single thread ms: "
+            f"{'shlo':>8}{'eager':>8}{'ort':>8}{'/eager':>8}{'/ort':>7} | all cores ms: "
+            f"{'shlo':>8}{'eager':>8}{'ort':>8}{'/eager':>8}{'/ort':>7}")
+    lines = [head]
+    for r in rows:
+        cells = [f"{r['model']:<8}{r['compile_s']:>10.1f}{r['peak_mib']:>9.0f}"
+                 f"{r['max_abs_error']:>9.1e} | {'':17}"]
+        for suffix in ("1", "n"):
+            shlo, eager, ort = r[f"shlo_{suffix}"], r[f"eager_{suffix}"], r[f"ort_{suffix}"]
+            cells.append(f"{shlo:>8.2f}{eager:>8.2f}{ort:>8.2f}{shlo / eager:>7.2f}x"
+                         f"{shlo / ort:>6.2f}x")
+        lines.append(cells[0] + cells[1] + f" | {'':13}" + cells[2])
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child, args.runs)))
+        return 0
+    rows = []
+    for name in args.models.split(","):
+        print(f"{name}: import, compile, time ...", file=sys.stderr, flush=True)
+        done = subprocess.run([sys.executable, __file__, "--child", name, "--runs",
+                               str(args.runs)], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"{name}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
+            continue
+        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
