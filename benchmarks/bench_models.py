@@ -16,12 +16,10 @@ import argparse
 import json
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit")
@@ -53,21 +51,12 @@ def build(name: str) -> tuple:
     return model.eval(), inputs
 
 
-def median_ms(call: Callable[[], object], runs: int) -> float:
-    for _ in range(3):
-        call()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
-
-
 def onnx_latencies(model: object, inputs: tuple, runs: int) -> tuple[float, float]:
     """onnxruntime's median latency on one thread and on all; NaN when ONNX export fails."""
     import onnxruntime
     import torch
+
+    from shlo.timing import median_ms
 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "model.onnx"
@@ -95,6 +84,7 @@ def measure(name: str, runs: int) -> dict:
     from shlo.frontend import import_model
     from shlo.numerics import compare
     from shlo.runtime import LoadedModule
+    from shlo.timing import median_ms
 
     model, inputs = build(name)
     with torch.no_grad():
@@ -114,24 +104,37 @@ def measure(name: str, runs: int) -> dict:
         error = max(check.max_abs for check in compare(runner(*inputs), expected))
         shlo[device] = median_ms(lambda r=runner: r(*inputs), runs)
     ort_1, ort_n = onnx_latencies(model, inputs, runs)
-    return {"model": name, "compile_s": compile_s, "max_abs_error": error,
-            "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "shlo_1": shlo["local-sync"], "eager_1": eager_1, "ort_1": ort_1,
-            "shlo_n": shlo["local-task"], "eager_n": eager_n, "ort_n": ort_n}
+    return {
+        "model": name,
+        "compile_s": compile_s,
+        "max_abs_error": error,
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "shlo_1": shlo["local-sync"],
+        "eager_1": eager_1,
+        "ort_1": ort_1,
+        "shlo_n": shlo["local-task"],
+        "eager_n": eager_n,
+        "ort_n": ort_n,
+    }
 
 
 def table(rows: list[dict]) -> str:
-    head = (f"{'model':<8}{'compile s':>10}{'peak MiB':>9}{'err':>9} | single thread ms: "
-            f"{'shlo':>8}{'eager':>8}{'ort':>8}{'/eager':>8}{'/ort':>7} | all cores ms: "
-            f"{'shlo':>8}{'eager':>8}{'ort':>8}{'/eager':>8}{'/ort':>7}")
+    head = (
+        f"{'model':<8}{'compile s':>10}{'peak MiB':>9}{'err':>9} | single thread ms: "
+        f"{'shlo':>8}{'eager':>8}{'ort':>8}{'/eager':>8}{'/ort':>7} | all cores ms: "
+        f"{'shlo':>8}{'eager':>8}{'ort':>8}{'/eager':>8}{'/ort':>7}"
+    )
     lines = [head]
     for r in rows:
-        cells = [f"{r['model']:<8}{r['compile_s']:>10.1f}{r['peak_mib']:>9.0f}"
-                 f"{r['max_abs_error']:>9.1e} | {'':17}"]
+        cells = [
+            f"{r['model']:<8}{r['compile_s']:>10.1f}{r['peak_mib']:>9.0f}"
+            f"{r['max_abs_error']:>9.1e} | {'':17}"
+        ]
         for suffix in ("1", "n"):
             shlo, eager, ort = r[f"shlo_{suffix}"], r[f"eager_{suffix}"], r[f"ort_{suffix}"]
-            cells.append(f"{shlo:>8.2f}{eager:>8.2f}{ort:>8.2f}{shlo / eager:>7.2f}x"
-                         f"{shlo / ort:>6.2f}x")
+            cells.append(
+                f"{shlo:>8.2f}{eager:>8.2f}{ort:>8.2f}{shlo / eager:>7.2f}x{shlo / ort:>6.2f}x"
+            )
         lines.append(cells[0] + cells[1] + f" | {'':13}" + cells[2])
     return "\n".join(lines)
 
@@ -148,8 +151,11 @@ def main() -> int:
     rows = []
     for name in args.models.split(","):
         print(f"{name}: import, compile, time ...", file=sys.stderr, flush=True)
-        done = subprocess.run([sys.executable, __file__, "--child", name, "--runs",
-                               str(args.runs)], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", name, "--runs", str(args.runs)],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             print(f"{name}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
             continue

@@ -15,7 +15,6 @@ import argparse
 import importlib
 import statistics
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -145,13 +144,10 @@ def _compare_expected(expected: list[str], results: list[np.ndarray]) -> list[st
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from shlo.timing import time_calls
+
     loaded, inputs = _loaded(args)
-    loaded(args.function, *inputs)  # warm-up
-    times = []
-    for _ in range(args.runs):
-        start = time.perf_counter()
-        loaded(args.function, *inputs)
-        times.append((time.perf_counter() - start) * 1e3)
+    times = time_calls(lambda: loaded(args.function, *inputs), args.runs)
     print(
         f"{args.function} on {args.device}, {args.runs} runs: median "
         f"{statistics.median(times):.3f} ms, min {min(times):.3f} ms, max {max(times):.3f} ms"

@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -25,6 +24,7 @@ from shlo.frontend import import_model
 from shlo.models import DEMO_MODELS, Example
 from shlo.numerics import compare
 from shlo.runtime import LoadedModule, available_devices
+from shlo.timing import median_ms
 
 DEVICE_TARGETS = (("local-task", Target.LLVM_CPU), ("vulkan", Target.VULKAN), ("cuda", Target.CUDA))
 RUNS = 20
@@ -32,16 +32,6 @@ RUNS = 20
 
 def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def _median_ms(call: Callable[[], object]) -> float:
-    call()
-    times = []
-    for _ in range(RUNS):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def _op_count(text: str) -> int:
@@ -53,7 +43,7 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
     model, inputs = example.instantiate()
     with torch.no_grad():
         expected = model(*inputs)
-        eager_ms = _median_ms(lambda: model(*inputs))
+        eager_ms = median_ms(lambda: model(*inputs), RUNS)
     _progress(f"{example.name}: importing with torch.export + torch-mlir")
     imported = import_model(model, inputs)
     before = imported.module.text()
@@ -81,7 +71,7 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
                 "max_abs_error": max(c.max_abs for c in checks),
                 "ok": all(c.ok for c in checks),
                 "compile_s": compile_s,
-                "latency_ms": _median_ms(functools.partial(runner, *inputs)),
+                "latency_ms": median_ms(functools.partial(runner, *inputs), RUNS),
                 "eager_ms": eager_ms,
                 "vmfb": str(vmfb),
                 "iree_compile": compiled.command_line(),
