@@ -13,6 +13,7 @@ ratios to eager and to onnxruntime.  Each model runs in a child process so peak 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -65,14 +66,13 @@ def onnx_latencies(model: object, inputs: tuple, runs: int) -> tuple[float, floa
         except Exception as error:  # the exporter's failures vary; the row says n/a
             print(f"onnx export failed: {str(error).splitlines()[0]}", file=sys.stderr)
             return float("nan"), float("nan")
-        feeds = {}
         latencies = []
         for threads in (1, 0):
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = threads
             session = onnxruntime.InferenceSession(str(path), options)
             feeds = {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs, strict=True)}
-            latencies.append(median_ms(lambda s=session: s.run(None, feeds), runs))
+            latencies.append(median_ms(functools.partial(session.run, None, feeds), runs))
     return latencies[0], latencies[1]
 
 
