@@ -100,7 +100,7 @@ def _parse_text(world: World, context: Any, source: Source) -> Any:
         operation = None
     if operation is not None and operation.operation.name == "builtin.module":
         return operation.operation
-    wrapped = wrap_in_module(text)
+    wrapped = wrap_in_module(text, source.name)
     if wrapped is None:  # MLIR's own implicit module; its locations name the file "-"
         return world.ir.Module.parse(text, context).operation
     return world.ir.Operation.parse(wrapped, source_name=source.name, context=context).operation

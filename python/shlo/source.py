@@ -140,25 +140,31 @@ def _strip_comment(line: str) -> str:
     return line
 
 
-def wrap_in_module(text: str) -> str | None:
+def _unknown_line(name: str) -> str:
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'loc("{escaped}":0:0)'
+
+
+def wrap_in_module(text: str, name: str = "-") -> str | None:
     """Put the top-level operations of `text` inside `module { ... }` without moving any line.
 
     MLIR tools parse a file whose operations are not one `builtin.module` into an implicit
     module; the bindings' `Operation.parse` (the only parser that takes a source name) does not.
     `module {` replaces the blank or comment line before the first operation (or follows the
     alias on it) and `}` follows the last operation on its own line's end, so every location
-    the parser records still points at the user's line and column.  Returns None when the
+    the parser records still points at the user's line and column.  The module gets the
+    location MLIR gives an implicit module, `name:0:0`.  Returns None when the
     first operation starts the text: there is no line to put `module {` on.
     """
     starts = _item_starts(text)
     ops = [offset for offset, kind in starts if kind == "op"]
     if not ops:  # nothing but comments and aliases: an empty module, before any file metadata
         meta = next((offset for offset, kind in starts if kind == "meta"), len(text))
-        return text[:meta] + "\nmodule {}\n" + text[meta:]
+        return text[:meta] + f"\nmodule {{}} {_unknown_line(name)}\n" + text[meta:]
     first = ops[0]
     after_ops = [offset for offset, kind in starts if offset > ops[-1] and kind != "op"]
     last_end = _content_end(text, ops[-1], after_ops[0] if after_ops else len(text))
-    body = text[first:last_end] + " }" + text[last_end:]
+    body = text[first:last_end] + f" }} {_unknown_line(name)}" + text[last_end:]
     line_start = text.rfind("\n", 0, first) + 1
     if line_start == 0:
         return None

@@ -45,7 +45,13 @@ def test_wrap_needs_a_line_above_the_first_op() -> None:
 
 
 def test_wrap_of_comments_only_is_an_empty_module() -> None:
-    assert wrap_in_module("// nothing here\n").strip().endswith("module {}")
+    wrapped = wrap_in_module("// nothing here\n", 'a "b".mlir')
+    assert wrapped.strip().endswith('module {} loc("a \\"b\\".mlir":0:0)')
+
+
+def test_the_wrapper_module_has_mlirs_implicit_module_location() -> None:
+    wrapped = wrap_in_module("// c\nfunc.func @f() {\n  return\n}\n", "x.mlir")
+    assert wrapped.splitlines()[3] == '} } loc("x.mlir":0:0)'
 
 
 def test_bytecode_is_detected_by_content() -> None:
