@@ -14,8 +14,8 @@ from typing import Any
 from shlo import native_tools
 from shlo.diagnostics import capture_native_stderr
 from shlo.pipeline import Contexts, Segment
-from shlo.pipeline_syntax import Element
-from shlo.python_pass import OptionError, PythonPass, python_passes
+from shlo.pipeline_syntax import Element, parse_elements
+from shlo.python_pass import OptionError, PassFailure, PythonPass, python_passes
 from shlo.registry import UNAVAILABLE, all_passes, closest_names, native_passes
 from shlo.world import WORLD_NAMES, World, get_world
 
@@ -53,7 +53,7 @@ def plan(
 ) -> list[Segment]:
     """Segments for `anchor(elements)`; `implicit_nesting` nests op-specific passes as flags do."""
     segments: list[Segment] = []
-    for element in elements:
+    for element in _expand_pipelines(elements):
         source, resolved = _classify(anchor, element, contexts, implicit_nesting)
         if segments and segments[-1].source == source:
             segments[-1] = Segment(
@@ -62,6 +62,23 @@ def plan(
         else:
             segments.append(Segment(source, anchor, (resolved,), implicit_nesting))
     return segments
+
+
+def _expand_pipelines(elements: list[Element]) -> list[Element]:
+    """Python pass pipelines replaced, recursively, by the elements they stand for."""
+    expanded: list[Element] = []
+    python = python_passes(plugins=False)
+    for element in elements:
+        pipeline = python.get(element.name) if element.nested is None else None
+        if pipeline is None or pipeline.expands_to is None:
+            expanded.append(element)
+            continue
+        try:
+            text = pipeline.expands_to(pipeline.parse_options(element.options))
+        except (OptionError, PassFailure) as error:
+            raise PipelineError(f"{element.name}: {error}") from None
+        expanded += _expand_pipelines(parse_elements(text))
+    return expanded
 
 
 def _classify(

@@ -33,12 +33,17 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True)
 class PythonPass:
-    """A registered Python pass: its name, what it is for, its run function and options type."""
+    """A registered Python pass: its name, what it is for, its run function and options type.
+
+    A pass made with `register_pipeline` has `expands_to` instead: it stands for a pipeline of
+    other passes (any world's), as MLIR's registered pass pipelines do.
+    """
 
     name: str
     description: str
     run: Callable[[Any, Any], None]
     options_type: type | None = None
+    expands_to: Callable[[Any], str] | None = None
 
     def option_help(self) -> list[tuple[str, str, str]]:
         """(option name, type name, description) for each option, for --list-passes."""
@@ -120,20 +125,35 @@ _REGISTRY: dict[str, PythonPass] = {}
 _ENTRY_POINTS_LOADED: list[bool] = []
 
 
+def _register(
+    name: str, fn: Callable, options: type | None, description: str | None, pipeline: bool
+) -> PythonPass:
+    if name in _REGISTRY:
+        raise ValueError(f"a Python pass named '{name}' is already registered")
+    summary = description or (fn.__doc__ or "").strip().split("\n")[0]
+    registered = PythonPass(
+        name, summary, _expanded_only if pipeline else fn, options, fn if pipeline else None
+    )
+    _REGISTRY[name] = registered
+    return registered
+
+
+def _expanded_only(operation: Any, options: Any) -> None:
+    raise PassFailure("a pass pipeline runs as the passes it expands to, not as a pass")
+
+
 def register_pass(
     name: str, *, options: type | None = None, description: str | None = None
 ) -> Callable[[Callable[[Any, Any], None]], PythonPass]:
     """Decorator: register `fn(module_op, options)` as the Python pass `name`."""
+    return lambda fn: _register(name, fn, options, description, pipeline=False)
 
-    def decorate(fn: Callable[[Any, Any], None]) -> PythonPass:
-        if name in _REGISTRY:
-            raise ValueError(f"a Python pass named '{name}' is already registered")
-        summary = description or (fn.__doc__ or "").strip().split("\n")[0]
-        registered = PythonPass(name, summary, fn, options)
-        _REGISTRY[name] = registered
-        return registered
 
-    return decorate
+def register_pipeline(
+    name: str, *, options: type | None = None, description: str | None = None
+) -> Callable[[Callable[[Any], str]], PythonPass]:
+    """Decorator: register `fn(options) -> "pass-a, func.func(pass-b)"` as the pipeline `name`."""
+    return lambda fn: _register(name, fn, options, description, pipeline=True)
 
 
 def python_passes(*, plugins: bool = True) -> dict[str, PythonPass]:
