@@ -35,13 +35,19 @@ class PipelineRunError(RuntimeError):
     """A pipeline failed on a module; the message holds MLIR's diagnostics."""
 
 
-def run_pipeline(module: IRModule, pipeline: str, *, threading: bool = True) -> IRModule:
+def run_pipeline(
+    module: IRModule,
+    pipeline: str,
+    *,
+    threading: bool = True,
+    options: RunOptions | None = None,
+) -> IRModule:
     """Run a textual pipeline (passes of any world, Python passes too) on a module."""
     anchored = parse_pipeline(pipeline)
     contexts = Contexts(ContextPolicy(threading=threading))
     try:
         segments = plan(anchored.name, list(anchored.nested or ()), contexts)
-        return run_segments(module, segments, contexts, RunOptions())
+        return run_segments(module, segments, contexts, options or RunOptions())
     except PipelineFailed as failure:
         raise PipelineRunError(
             f"pipeline segment {failure.segment} failed:\n"

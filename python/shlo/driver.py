@@ -56,6 +56,7 @@ class Driver:
             print_after_failure=args.mlir_print_ir_after_failure,
             print_module_scope=args.mlir_print_ir_module_scope,
             timing=args.mlir_timing,
+            statistics=args.mlir_pass_statistics,
             printing=printing,
         )
         contexts = Contexts(policy)

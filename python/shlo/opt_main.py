@@ -39,6 +39,7 @@ _SWITCHES = (
     ("--mlir-print-ir-after-failure", "print the IR after a pass that failed"),
     ("--mlir-print-ir-module-scope", "print the whole module (needs --mlir-disable-threading)"),
     ("--mlir-timing", "print pass timing"),
+    ("--mlir-pass-statistics", "print pass statistics"),
     ("--mlir-disable-threading", "run on one thread"),
     ("--dump-pass-pipeline", "print the pipeline as segments and where each runs"),
     ("--list-passes", "print every pass, where it comes from and its options"),

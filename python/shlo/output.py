@@ -14,32 +14,39 @@ class AtomicOutput:
     """Write to a temporary file beside `path`; `commit()` renames it over `path`.
 
     Leaving the `with` block without `commit()` (a failure, an exception) deletes the temporary
-    file and leaves any existing `path` as it was.  `-` means standard output, written directly.
+    file and leaves any existing `path` as it was.  `-` means standard output, and a path that
+    is not a regular file (`/dev/null`, a pipe) is written directly: renaming over it would
+    replace the device with a file.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._scratch: Path | None = None
+        self._owned = False
         self.stream: BinaryIO = sys.stdout.buffer
 
     def __enter__(self) -> AtomicOutput:
-        if self.path != "-":
-            target = Path(self.path)
+        if self.path == "-":
+            return self
+        target = Path(self.path)
+        if target.exists() and not target.is_file():
+            self.stream = open(target, "wb")  # noqa: SIM115 (closed in __exit__)
+        else:
             fd, scratch = tempfile.mkstemp(
                 dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
             )
             self._scratch = Path(scratch)
             self.stream = os.fdopen(fd, "wb")
+        self._owned = True
         return self
 
     def commit(self) -> None:
         self.stream.flush()
-        if self._scratch is None:
-            return
-        self.stream.close()
-        self._scratch.chmod(_final_mode(Path(self.path)))
-        os.replace(self._scratch, self.path)
-        self._scratch = None
+        if self._scratch is not None:
+            self.stream.close()
+            self._scratch.chmod(_final_mode(Path(self.path)))
+            os.replace(self._scratch, self.path)
+            self._scratch = None
 
     def __exit__(
         self,
@@ -47,8 +54,9 @@ class AtomicOutput:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if self._scratch is not None:
+        if self._owned:
             self.stream.close()
+        if self._scratch is not None:
             self._scratch.unlink(missing_ok=True)
 
 

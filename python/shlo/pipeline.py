@@ -60,6 +60,7 @@ class RunOptions:
     print_after_failure: bool = False
     print_module_scope: bool = False
     timing: bool = False
+    statistics: bool = False
     printing: PrintOptions = PrintOptions()
 
     def native_flags(self, policy: ContextPolicy) -> list[str]:
@@ -70,6 +71,7 @@ class RunOptions:
             "--mlir-print-ir-after-failure": self.print_after_failure,
             "--mlir-print-ir-module-scope": self.print_module_scope,
             "--mlir-timing": self.timing,
+            "--mlir-pass-statistics": self.statistics,
             "--mlir-print-debuginfo": self.printing.debug_info,
             "--mlir-print-op-generic": self.printing.generic,
             "--mlir-disable-threading": not policy.threading,
@@ -155,6 +157,8 @@ def _instrument(manager: Any, options: RunOptions) -> None:
         )
     if options.timing:
         manager.enable_timing()
+    if options.statistics:
+        manager.enable_statistics()
 
 
 def _run_native(

@@ -1,11 +1,12 @@
 """The StableHLO world: torch-mlir's MLIR bindings with StableHLO, CHLO and VHLO.
 
-The only module that imports torch-mlir's IR bindings.
+The only module that imports torch-mlir's IR bindings; Python passes take `ir` and `rewrite`
+(pattern sets, PDL, greedy and dialect-conversion drivers) from here.
 """
 
 from __future__ import annotations
 
-from torch_mlir import ir, passmanager
+from torch_mlir import ir, passmanager, rewrite
 from torch_mlir._mlir_libs import _stablehlo
 
 from shlo.world import ContextPolicy, World
@@ -36,3 +37,4 @@ def stablehlo_version() -> str:
 
 
 WORLD = World("stablehlo", ir, passmanager, make_context)
+__all__ = ["WORLD", "ir", "make_context", "passmanager", "rewrite", "stablehlo_version"]

@@ -133,3 +133,11 @@ def test_help_lists_mlir_opt_flags(capsys: pytest.CaptureFixture[str]) -> None:
         "--list-passes",
     ):
         assert flag in out
+
+
+def test_output_to_a_device_is_written_not_replaced(nested_file: Path) -> None:
+    import os
+    import stat
+
+    assert main([str(nested_file), "--inline", "-o", os.devnull]) == 0
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)  # still the device, not a file
