@@ -129,6 +129,8 @@ def _run(argv: list[str]) -> int:
 
     driver = Driver.from_args(args, extras)
     source = read_source(args.input)
+    if args.split_input_file and source.is_bytecode:
+        raise UsageError("--split-input-file needs text input; this is MLIR bytecode")
     chunks = split_source(source, args.input_split_marker) if args.split_input_file else [source]
     if args.emit_bytecode and len(chunks) > 1:
         raise UsageError("--emit-bytecode cannot be combined with --split-input-file")

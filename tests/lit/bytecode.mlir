@@ -15,3 +15,5 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.exponential %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+// RUN: not shlo-opt %t.bc --split-input-file 2>&1 | filecheck %s --check-prefix=SPLIT
+// SPLIT: shlo-opt: --split-input-file needs text input; this is MLIR bytecode
