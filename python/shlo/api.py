@@ -80,9 +80,34 @@ def compile_module(
         prepared.to_bytecode(),
         target,
         cuda=cuda,
-        extra_flags=extra_flags,
+        extra_flags=(*_workaround_flags(prepared), *extra_flags),
         keep_f64=_interface_uses_f64(prepared),
     )
+
+
+# IREE 3.13's bf16 emulation converts a dispatch's types but not the bf16 dense_resource
+# constants inlined into it ("'arith.constant' op failed to verify"); not inlining avoids it.
+_NO_CONSTANT_INLINING = "--iree-flow-inline-constants-max-byte-length=0"
+
+
+def _workaround_flags(module: IRModule) -> list[str]:
+    """iree-compile flags this module needs to steer around known IREE 3.13 failures."""
+    ir = module.world.ir
+    found: list[bool] = []
+
+    def visit(op: Any) -> Any:
+        if "value" in op.attributes:
+            try:  # attributes come back undowncast: the cast is the type test
+                resource = ir.DenseResourceElementsAttr(op.attributes["value"])
+            except ValueError:
+                return ir.WalkResult.ADVANCE
+            if str(resource.type).endswith("xbf16>"):
+                found.append(True)
+                return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return [_NO_CONSTANT_INLINING] if found else []
 
 
 def _interface_uses_f64(module: IRModule) -> bool:

@@ -20,9 +20,6 @@ KNOWN = {
     ("causal_sdpa", "vulkan"): "IREE's default Vulkan target lacks Int64: the i64 causal-mask "
     "arithmetic fails to legalize ('vector.broadcast')",
     ("float16", "vulkan"): "f16 tanh comes back NaN with IREE's default Vulkan target on lavapipe",
-    ("bfloat16", "local-task"): "IREE 3.13's bf16 emulation leaves bf16 dense_resource "
-    "weights unconverted ('arith.constant' op failed to verify)",
-    ("bfloat16", "vulkan"): "as on local-task: bf16 dense_resource weights",
     ("float64", "vulkan"): "the Vulkan target has no f64 (see test_float64_on_vulkan_is_refused)",
 }
 EXAMPLES = {example.name: example for example in ZOO}
@@ -89,6 +86,17 @@ def test_float64_on_vulkan_is_refused() -> None:
     module, _, _ = imported("float64")
     with pytest.raises(CompileError, match="float64, which the Vulkan target does not support"):
         compile_module(module.module, "vulkan")
+
+
+def test_bf16_weights_compile_without_constant_inlining() -> None:
+    assert (
+        "--iree-flow-inline-constants-max-byte-length=0"
+        in compiled("bfloat16", "local-task").compiled.command
+    )
+    assert (
+        "--iree-flow-inline-constants-max-byte-length=0"
+        not in compiled("mlp", "local-task").compiled.command
+    )
 
 
 def test_compile_records_a_rerunnable_command() -> None:
