@@ -9,7 +9,6 @@ failed on Vulkan while `iree-run-module` (page-aligned buffers) worked.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,10 +174,3 @@ def to_numpy(view: Any, device: Any) -> np.ndarray:
     )
     ireert.HalFence.create_at(semaphore, 1).wait()
     return host[:size].view(dtype).reshape(shape).copy()
-
-
-def run(
-    vmfb: bytes | str | Path, device: str, function: str, inputs: Sequence[np.ndarray]
-) -> list[np.ndarray]:
-    """Load and call once (for one-shot use; keep a `LoadedModule` to call repeatedly)."""
-    return LoadedModule(vmfb, device)(function, *inputs)
