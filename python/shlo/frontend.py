@@ -7,6 +7,7 @@ offending ops and where they are, not a wall of traceback.
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Iterator
@@ -42,6 +43,12 @@ class Imported:
     function: str = "main"
 
     def flatten_inputs(self, args: tuple, kwargs: dict | None = None) -> list[Any]:
+        if (
+            not kwargs
+            and self.in_spec == _positional_tensors(len(args))
+            and all(isinstance(arg, torch.Tensor) for arg in args)
+        ):  # the common case, without pytree's per-call cost
+            return list(args)
         leaves, spec = pytree.tree_flatten((tuple(args), kwargs or {}))
         if spec != self.in_spec:
             raise FrontendError(
@@ -51,7 +58,15 @@ class Imported:
         return leaves
 
     def unflatten_outputs(self, outputs: list[Any]) -> Any:
+        if self.out_spec.is_leaf():
+            return outputs[0]
         return pytree.tree_unflatten(outputs, self.out_spec)
+
+
+@functools.cache
+def _positional_tensors(count: int) -> Any:
+    """The input spec of `count` tensors passed positionally and no keyword arguments."""
+    return pytree.tree_structure((tuple(range(count)), {}))
 
 
 @contextmanager

@@ -103,6 +103,7 @@ class LoadedModule:
             raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
         self._context.add_vm_module(self._module)
         self.device = self._context.config.device
+        self._functions: dict[str, tuple[Any, list[TensorSpec]]] = {}
 
     @property
     def function_names(self) -> list[str]:
@@ -117,11 +118,19 @@ class LoadedModule:
             raise RunError(f"no function '{function}'; functions: {', '.join(self.function_names)}")
         return found
 
+    def _function(self, function: str) -> tuple[Any, list[TensorSpec]]:
+        """The VM function and its argument specs, looked up once per name."""
+        if function not in self._functions:
+            self._functions[function] = (
+                self._lookup(function),
+                input_specs(self.signature(function)),
+            )
+        return self._functions[function]
+
     def __call__(self, function: str, *inputs: Any) -> list[np.ndarray]:
         """Call `function`; inputs are checked against its signature before anything runs."""
         arrays = [np.require(value, requirements="C") for value in inputs]  # keeps 0-d arrays 0-d
-        vm_function = self._lookup(function)
-        specs = input_specs(self.signature(function))
+        vm_function, specs = self._function(function)
         if specs and len(specs) != len(arrays):
             raise RunError(f"{function}: expected {len(specs)} inputs, got {len(arrays)}")
         for index, (spec, array) in enumerate(zip(specs, arrays, strict=False)):

@@ -123,3 +123,11 @@ def test_dynamic_batch_dimension_runs_at_several_sizes() -> None:
         inputs = torch.randn(size, 64)
         with torch.no_grad():
             assert_close(run(inputs), model(inputs))
+
+
+def test_structured_inputs_still_go_through_pytree() -> None:
+    _, inputs, expected = imported("multi_io")
+    runner = compiled("multi_io", "local-task")
+    assert_close(runner(*inputs), expected)
+    with pytest.raises(Exception, match="inputs do not match the structure"):
+        runner(inputs[0], b=inputs[1])
