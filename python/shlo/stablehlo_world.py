@@ -36,5 +36,35 @@ def stablehlo_version() -> str:
     return _stablehlo.get_current_version()
 
 
+def minimum_version() -> str:
+    """The oldest StableHLO version these bindings can write a portable artifact for."""
+    return _stablehlo.get_minimum_version()
+
+
+def serialize(module: ir.Module, target: str, allow_other_dialects: bool) -> bytes:
+    """A portable artifact (VHLO bytecode) of `module` for StableHLO version `target`."""
+    return _stablehlo.serialize_portable_artifact(module, target, allow_other_dialects)
+
+
+def deserialize(context: ir.Context, artifact: bytes) -> ir.Module:
+    return _stablehlo.deserialize_portable_artifact(context, artifact)
+
+
+def evaluate(module: ir.Module, arguments: list[ir.Attribute]) -> list[ir.Attribute]:
+    """The reference interpreter on `@main`; callers check arguments first (it aborts)."""
+    return _stablehlo.eval_module(module, arguments)
+
+
 WORLD = World("stablehlo", ir, passmanager, make_context)
-__all__ = ["WORLD", "ir", "make_context", "passmanager", "rewrite", "stablehlo_version"]
+__all__ = [
+    "WORLD",
+    "deserialize",
+    "evaluate",
+    "ir",
+    "make_context",
+    "minimum_version",
+    "passmanager",
+    "rewrite",
+    "serialize",
+    "stablehlo_version",
+]
