@@ -5,7 +5,8 @@
     shlo-translate model.mlir --interpret --args='[dense<[1.0, 2.0]> : tensor<2xf32>]'
     shlo-translate --print-stablehlo-version
 
-The check dialect (check.expect_eq, ...) is not implemented yet.
+With no --args, --interpret runs every public function that takes no arguments and evaluates
+its `check` ops (expect_eq, expect_eq_const, expect_almost_eq[_const], expect_close).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from shlo.diagnostics import Diagnostic
 from shlo.pipeline_syntax import split_top_level
+from shlo.source import Source
 
 PROG = "shlo-translate"
 
@@ -45,22 +48,27 @@ def resolve_target(target: str) -> str:
     return version
 
 
-def _load(path: str) -> Any:
-    """The input as an `ir.Module` in a fresh StableHLO-world context (text, bytecode, VHLO)."""
+def _load(source: Source) -> Any:
+    """The input as an `ir.Module` in a fresh StableHLO-world context (text, bytecode, VHLO).
+
+    Check ops are rewritten to generic form and parsed as unregistered operations.
+    """
     from shlo.diagnostics import format_all, from_mlir_error
-    from shlo.source import read_source
+    from shlo.interpreter import to_generic
     from shlo.stablehlo_world import WORLD, deserialize, ir
     from shlo.world import ContextPolicy
 
-    source = read_source(path)
-    context = WORLD.make_context(ContextPolicy())
+    context = WORLD.make_context(ContextPolicy(allow_unregistered_dialects=True))
     try:
         if source.is_bytecode and b"StableHLO" in source.data[:32]:
             return deserialize(context, source.data)
-        return ir.Module.parse(source.data if source.is_bytecode else source.text, context)
+        if source.is_bytecode:
+            return ir.Module.parse(source.data, context)
+        return ir.Module.parse(to_generic(source.padded_text()), context)
     except ir.MLIRError as error:
-        text = {} if source.is_bytecode else {"-": source.text}
-        raise TranslateError(format_all(from_mlir_error(error), text).strip()) from None
+        diagnostics = [d.renamed("-", source.name) for d in from_mlir_error(error)]
+        text = {} if source.is_bytecode else {source.name: source.padded_text()}
+        raise TranslateError(format_all(diagnostics, text).strip()) from None
 
 
 def parse_args_list(text: str, context: Any) -> list[Any]:
@@ -79,35 +87,106 @@ def parse_args_list(text: str, context: Any) -> list[Any]:
     return attributes
 
 
-def _main_signature(module: Any) -> Any:
+def _functions(module: Any) -> dict[str, Any]:
     from shlo.stablehlo_world import ir
 
-    for op in module.body.operations:
-        if (
-            op.operation.name == "func.func"
-            and ir.StringAttr(op.attributes["sym_name"]).value == "main"
-        ):
-            return ir.TypeAttr(op.attributes["function_type"]).value
-    raise TranslateError("no function @main: --interpret runs @main")
+    return {
+        ir.StringAttr(op.attributes["sym_name"]).value: op
+        for op in module.body.operations
+        if op.operation.name == "func.func"
+    }
 
 
-def interpret(module: Any, arguments: list[Any]) -> list[str]:
-    """Run @main with the reference interpreter after checking what would abort it."""
-    from shlo.stablehlo_world import evaluate
+def _as_main(module: Any, name: str) -> tuple[bytes, list[Any]]:
+    """A copy of `module` whose `@name` is `@main` with its checks split off, as bytecode."""
+    from shlo.interpreter import split_checks
+    from shlo.stablehlo_world import ir
 
-    signature = _main_signature(module)
-    inputs, results = list(signature.inputs), list(signature.results)
+    copy = ir.Module.parse(_bytecode(module), module.context)
+    functions = _functions(copy)
+    with module.context:
+        if name != "main" and "main" in functions:
+            functions["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
+        target = functions[name]
+        target.attributes["sym_name"] = ir.StringAttr.get("main")
+        with ir.Location.unknown():
+            checks = split_checks(target)
+    return _bytecode(copy), checks
+
+
+def _bytecode(module: Any) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    return buffer.getvalue()
+
+
+def _targets(module: Any, arguments: list[Any]) -> list[str]:
+    """@main when arguments are given (checked against its signature), else every function
+    that takes none, as stablehlo-translate runs a test file."""
+    from shlo.stablehlo_world import ir
+
+    functions = _functions(module)
+    signatures = {n: ir.TypeAttr(f.attributes["function_type"]).value for n, f in functions.items()}
+    if not arguments:
+        return [
+            n
+            for n, sig in signatures.items()
+            if not list(sig.inputs) and "sym_visibility" not in functions[n].attributes
+        ]
+    if "main" not in signatures:
+        raise TranslateError("no function @main: --args are for @main")
+    inputs = list(signatures["main"].inputs)
     if len(arguments) != len(inputs):
         raise TranslateError(f"@main takes {len(inputs)} arguments, --args gave {len(arguments)}")
     for index, (argument, expected) in enumerate(zip(arguments, inputs, strict=True)):
         if str(argument.type) != str(expected):
             raise TranslateError(f"argument {index}: expected {expected}, got {argument.type}")
-    if any("complex" in str(result) for result in results):
+    return ["main"]
+
+
+def interpret(module: Any, arguments: list[Any], name: str) -> tuple[list[str], list[Diagnostic]]:
+    """Run the targets; returns the results' text and the failures as diagnostics."""
+    from shlo.interpreter import _line_column, evaluate_check, run_isolated
+
+    targets = _targets(module, arguments)
+    complex_results = [
+        t
+        for t in targets
+        if "complex" in str(_functions(module)[t].attributes["function_type"]).split("->")[-1]
+    ]
+    if complex_results:
         raise TranslateError(
-            "@main returns complex numbers, on which the interpreter binding "
-            "aborts the process; return real and imaginary parts instead"
+            f"@{complex_results[0]} returns complex numbers, on which the "
+            "interpreter binding aborts the process; return real and "
+            "imaginary parts instead"
         )
-    return [str(result) for result in evaluate(module, arguments)]
+    prepared = [_as_main(module, target) for target in targets]
+    outcomes = run_isolated([bytecode for bytecode, _ in prepared], [str(a) for a in arguments])
+    printed, errors = [], []
+    for target, (_, checks), outcome in zip(targets, prepared, outcomes, strict=True):
+        if isinstance(outcome, str):
+            line, column = _line_column(_functions(module)[target])
+            errors.append(Diagnostic("error", f"@{target}: {outcome}", name, line, column))
+            continue
+        checked = sum(check.operands for check in checks)
+        printed += outcome[: len(outcome) - checked]
+        values = outcome[len(outcome) - checked :]
+        for check in checks:
+            problem = evaluate_check(check, values[: check.operands], module.context)
+            values = values[check.operands :]
+            if problem:
+                errors.append(
+                    Diagnostic(
+                        "error",
+                        f"check.{check.kind} failed in @{target}: {problem}",
+                        name,
+                        check.line,
+                        check.column,
+                    )
+                )
+    return printed, errors
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,26 +202,47 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", default="current", help="version, current or minimum")
     parser.add_argument("--strip-debuginfo", action="store_true")
     parser.add_argument("--allow-other-dialects", action="store_true")
+    parser.add_argument(
+        "--split-input-file",
+        "-split-input-file",
+        action="store_true",
+        help="with --interpret: run each '// -----' chunk on its own",
+    )
     return parser
+
+
+def _interpret(chunk: Source, args: argparse.Namespace, whole: Source) -> bool:
+    from shlo.diagnostics import format_all
+
+    try:
+        module = _load(chunk)
+        printed, errors = interpret(module, parse_args_list(args.args, module.context), chunk.name)
+    except TranslateError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return False
+    sys.stdout.write("".join(line + "\n" for line in printed))
+    sys.stderr.write(format_all(errors, {whole.name: whole.text} if errors else {}))
+    return not errors
 
 
 def _run(args: argparse.Namespace) -> int:
     from shlo.output import AtomicOutput
-    from shlo.stablehlo_world import serialize, stablehlo_version
+    from shlo.source import read_source, split_source
+    from shlo.stablehlo_world import passmanager, serialize, stablehlo_version
 
     if args.print_stablehlo_version:
         print(f"Current version: {stablehlo_version()}")
         return 0
-    module = _load(args.input)
+    source = read_source(args.input)
+    if args.interpret:
+        chunks = split_source(source, "// -----") if args.split_input_file else [source]
+        results = [_interpret(chunk, args, source) for chunk in chunks]
+        return 0 if all(results) else 1
+    module = _load(source)
     if args.strip_debuginfo:
-        from shlo.stablehlo_world import passmanager
-
         passmanager.PassManager.parse("builtin.module(strip-debuginfo)", module.context).run(
             module.operation
         )
-    if args.interpret:
-        print("\n".join(interpret(module, parse_args_list(args.args, module.context))))
-        return 0
     with AtomicOutput(args.output) as out:
         if args.serialize:
             try:
@@ -161,12 +261,13 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from shlo.interpreter import InterpreterError
     from shlo.source import InputError
 
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (TranslateError, InputError) as error:
+    except (TranslateError, InputError, InterpreterError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
 

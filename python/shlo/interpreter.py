@@ -1,0 +1,179 @@
+"""The StableHLO reference interpreter, with the `check` dialect and a crash-proof boundary.
+
+No binding has the `check` dialect, and the interpreter binding aborts the whole process on an
+op it does not support or a complex result.  So: check ops are rewritten from their custom
+syntax to generic form (parsed as unregistered ops), taken out of each function, and their
+operands returned instead; each function is renamed `@main` in its own copy of the module; and
+the interpreter runs in a child process, so an abort names the op instead of killing the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from shlo.pipeline_syntax import split_top_level
+from shlo.stablehlo_world import ir
+
+_CHECK_LINE = re.compile(r"^(\s*)check\.(\w+)\s+(.*?)\s*$")
+_CONST_FORMS = {"expect_eq_const", "expect_almost_eq_const"}
+_ABORT = re.compile(r"LLVM ERROR: (.*)")
+DEFAULT_TOLERANCE = 1e-4
+
+
+class InterpreterError(RuntimeError):
+    """The program cannot be interpreted (unsupported op, bad check syntax, wrong arguments)."""
+
+
+@dataclass
+class Check:
+    """One check op: its kind, where it was, how many operands it takes, its attributes."""
+
+    kind: str
+    line: int
+    column: int
+    operands: int
+    expected: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+
+
+def _split_type_suffix(text: str) -> tuple[str, list[str]]:
+    depth, cut = 0, -1
+    for i, ch in enumerate(text):
+        depth += ch in "<([{"
+        depth -= ch in ">)]}"
+        if text.startswith(" : ", i) and depth == 0:
+            cut = i
+    if cut < 0:
+        raise InterpreterError(f"check op without a type: '{text}'")
+    return text[:cut], split_top_level(text[cut + 3 :])
+
+
+def generic_check(kind: str, body: str) -> str:
+    """`check.KIND body` in custom syntax as a generic op with the same meaning."""
+    head, types = _split_type_suffix(body)
+    parts = split_top_level(head)
+    values = [p for p in parts if p.startswith("%")]
+    attrs = [p for p in parts if not p.startswith("%")]
+    named = [a.replace(" = ", " = ").strip() for a in attrs if "=" in a and "<" not in a]
+    literal = [a for a in attrs if a not in named]
+    if kind in _CONST_FORMS:
+        if not literal:
+            raise InterpreterError(f"check.{kind} needs a constant: '{body}'")
+        named.append(f"value = {literal[0]} : {types[0]}")
+    operand_types = (types * len(values))[: len(values)] if len(types) == 1 else types
+    attributes = f" {{{', '.join(named)}}}" if named else ""
+    return f'"check.{kind}"({", ".join(values)}){attributes} : ({", ".join(operand_types)}) -> ()'
+
+
+def to_generic(text: str) -> str:
+    """Every custom-syntax check op line rewritten in generic form; lines keep their places."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        match = _CHECK_LINE.match(line.split("//")[0])
+        if match:
+            indent, kind, body = match.groups()
+            lines[index] = indent + generic_check(kind, body)
+    return "\n".join(lines)
+
+
+def _line_column(op: Any) -> tuple[int, int]:
+    match = re.search(r":(\d+):(\d+)", str(op.location))
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+
+
+def split_checks(function: Any) -> list[Check]:
+    """Remove the function's check ops; their operands become extra results of the function."""
+    block = function.regions[0].blocks[0]
+    checks, checked = [], []
+    for op in list(block.operations):
+        name = op.operation.name
+        if name.startswith("check."):
+            attributes = {key: str(op.operation.attributes[key]) for key in op.operation.attributes}
+            expected = attributes.pop("value", None)
+            checks.append(
+                Check(name[6:], *_line_column(op), len(op.operands), expected, attributes)
+            )
+            checked += list(op.operands)
+            op.operation.erase()
+    terminator = block.operations[len(block.operations) - 1]
+    values = [*terminator.operands, *checked]
+    with ir.InsertionPoint.at_block_terminator(block), terminator.location:
+        ir.Operation.create("func.return", operands=values)
+    terminator.operation.erase()
+    signature = ir.TypeAttr(function.attributes["function_type"]).value
+    function.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(list(signature.inputs), [v.type for v in values])
+    )
+    return checks
+
+
+def run_isolated(modules: list[bytes], arguments: list[str]) -> list[list[str] | str]:
+    """Each module's @main in a child interpreter: results as text, or why it failed."""
+    outcomes: list[list[str] | str] = []
+    while len(outcomes) < len(modules):
+        payload = json.dumps(
+            {"modules": [m.hex() for m in modules[len(outcomes) :]], "arguments": arguments}
+        )
+        done = subprocess.run(
+            [sys.executable, "-m", "shlo.interpreter_child"],
+            input=payload,
+            capture_output=True,
+            text=True,
+        )
+        for line in done.stdout.splitlines():
+            outcomes.append(json.loads(line))
+        if done.returncode != 0 and len(outcomes) < len(modules):
+            abort = _ABORT.search(done.stderr)
+            reason = abort.group(1) if abort else done.stderr.strip()[-500:]
+            outcomes.append(f"the interpreter aborted: {reason}")
+    return outcomes
+
+
+def _array(attribute_text: str, context: Any) -> np.ndarray:
+    attribute = ir.DenseElementsAttr(ir.Attribute.parse(attribute_text, context))
+    shape = ir.ShapedType(attribute.type).shape
+    if attribute.is_splat:
+        return np.full(shape, np.array(attribute.get_splat_value().value))
+    return np.array(attribute).reshape(shape)
+
+
+def evaluate_check(check: Check, actual: list[str], context: Any) -> str | None:
+    """None when the check holds, else what differs."""
+    got = _array(actual[0], context)
+    want = _array(check.expected if check.expected else actual[1], context)
+    if check.kind in ("expect_eq", "expect_eq_const"):
+        ok = got.shape == want.shape and bool(np.array_equal(got, want))
+    elif check.kind in ("expect_almost_eq", "expect_almost_eq_const"):
+        tolerance = _number(check.options, "tolerance", DEFAULT_TOLERANCE)
+        ok = got.shape == want.shape and bool(np.allclose(got, want, rtol=0, atol=tolerance))
+    elif check.kind == "expect_close":
+        ok = _within_ulps(got, want, check.options)
+    else:
+        return f"check.{check.kind} is not supported"
+    return None if ok else f"expected {_show(want)}, got {_show(got)}"
+
+
+def _within_ulps(got: np.ndarray, want: np.ndarray, options: dict[str, str]) -> bool:
+    high = int(_number(options, "max_ulp_difference", 1))
+    low = int(_number(options, "min_ulp_difference", 0))
+    if got.dtype.kind != "f" or got.shape != want.shape:
+        return False
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[got.dtype.itemsize]
+    distance = np.abs(got.view(bits).astype(np.int64) - want.view(bits).astype(np.int64))
+    return bool(np.all((distance >= low) & (distance <= high)))
+
+
+def _number(options: dict[str, str], key: str, default: float) -> float:
+    """An attribute's number: `1.0e-04 : f64` -> 1e-4."""
+    return float(options[key].split(":")[0]) if key in options else default
+
+
+def _show(array: np.ndarray) -> str:
+    return np.array2string(array, threshold=20, separator=", ", max_line_width=10**6)

@@ -1,0 +1,27 @@
+"""The child process of `shlo.interpreter.run_isolated`: evaluates modules, one JSON line each.
+
+Reads {"modules": [hex bytecode...], "arguments": [attribute text...]} on stdin.  If the
+interpreter aborts, the lines already written tell the parent which module it died on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from shlo.stablehlo_world import evaluate, ir, make_context
+from shlo.world import ContextPolicy
+
+
+def main() -> int:
+    request = json.load(sys.stdin)
+    for module_hex in request["modules"]:
+        context = make_context(ContextPolicy(allow_unregistered_dialects=True, threading=False))
+        module = ir.Module.parse(bytes.fromhex(module_hex), context)
+        arguments = [ir.Attribute.parse(text, context) for text in request["arguments"]]
+        print(json.dumps([str(result) for result in evaluate(module, arguments)]), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
