@@ -9,6 +9,7 @@ the interpreter runs in a child process, so an abort names the op instead of kil
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -177,3 +178,68 @@ def _number(options: dict[str, str], key: str, default: float) -> float:
 
 def _show(array: np.ndarray) -> str:
     return np.array2string(array, threshold=20, separator=", ", max_line_width=10**6)
+
+
+def functions(module: Any) -> dict[str, Any]:
+    """The module's `func.func` ops by name."""
+    return {
+        ir.StringAttr(op.attributes["sym_name"]).value: op
+        for op in module.body.operations
+        if op.operation.name == "func.func"
+    }
+
+
+def bytecode(module: Any) -> bytes:
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    return buffer.getvalue()
+
+
+def as_main(module: Any, name: str, with_checks: bool = False) -> tuple[bytes, list[Check]]:
+    """A copy of `module` (an `ir.Module`) whose `@name` is `@main`, as bytecode for the child
+    interpreter, with the function's checks split off when `with_checks`."""
+    copy = ir.Module.parse(bytecode(module), module.context)
+    named = functions(copy)
+    if name not in named:
+        raise InterpreterError(f"no function @{name}; functions: {', '.join(named)}")
+    with module.context, ir.Location.unknown():
+        if name != "main" and "main" in named:
+            named["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
+        named[name].attributes["sym_name"] = ir.StringAttr.get("main")
+        checks = split_checks(named[name]) if with_checks else []
+    return bytecode(copy), checks
+
+
+_COMPLEX_PARTS = {np.dtype(np.complex64): "f32", np.dtype(np.complex128): "f64"}
+
+
+def _attribute_text(array: np.ndarray) -> str:
+    """An argument as MLIR attribute text (the bindings build no complex attributes)."""
+    if array.dtype not in _COMPLEX_PARTS:
+        return str(ir.DenseElementsAttr.get(array))
+    values = ", ".join(f"({v.real!r}, {v.imag!r})" for v in array.reshape(-1))
+    values = values if array.ndim == 0 else f"[{values}]"
+    shape = "x".join(map(str, array.shape))
+    return (
+        f"dense<[{values}]> : tensor<{shape}{'x' if shape else ''}"
+        f"complex<{_COMPLEX_PARTS[array.dtype]}>>"
+    )
+
+
+def interpret_module(module: Any, inputs: list[np.ndarray], function: str = "main") -> list:
+    """Run `function` of an `IRModule` on numpy inputs in the reference interpreter.
+
+    Returns numpy arrays; raises InterpreterError when the interpreter cannot run it.
+    """
+    from shlo.stablehlo_world import WORLD, make_context
+    from shlo.world import ContextPolicy
+
+    context = make_context(ContextPolicy(allow_unregistered_dialects=True))
+    copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
+    with context:
+        arguments = [_attribute_text(np.ascontiguousarray(a)) for a in inputs]
+    data, _ = as_main(copy, function)
+    (outcome,) = run_isolated([data], arguments)
+    if isinstance(outcome, str):
+        raise InterpreterError(f"@{function}: {outcome}")
+    return [_array(text, context) for text in outcome]

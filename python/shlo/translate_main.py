@@ -27,27 +27,6 @@ class TranslateError(Exception):
     """A problem with the input or the request: `shlo-translate: message`, exit 1."""
 
 
-def _version_tuple(version: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in version.split("."))
-    except ValueError:
-        raise TranslateError(f"target '{version}' is not a version like 1.0.0") from None
-
-
-def resolve_target(target: str) -> str:
-    """`current`, `minimum` or a version, checked against what the bindings can write."""
-    from shlo.stablehlo_world import minimum_version, stablehlo_version
-
-    low, high = minimum_version(), stablehlo_version()
-    version = {"current": high, "minimum": low}.get(target, target)
-    if not _version_tuple(low) <= _version_tuple(version) <= _version_tuple(high):
-        raise TranslateError(
-            f"target version {version} is outside the supported range "
-            f"{low} to {high} (torch-mlir's StableHLO)"
-        )
-    return version
-
-
 def _load(source: Source) -> Any:
     """The input as an `ir.Module` in a fresh StableHLO-world context (text, bytecode, VHLO).
 
@@ -87,53 +66,19 @@ def parse_args_list(text: str, context: Any) -> list[Any]:
     return attributes
 
 
-def _functions(module: Any) -> dict[str, Any]:
-    from shlo.stablehlo_world import ir
-
-    return {
-        ir.StringAttr(op.attributes["sym_name"]).value: op
-        for op in module.body.operations
-        if op.operation.name == "func.func"
-    }
-
-
-def _as_main(module: Any, name: str) -> tuple[bytes, list[Any]]:
-    """A copy of `module` whose `@name` is `@main` with its checks split off, as bytecode."""
-    from shlo.interpreter import split_checks
-    from shlo.stablehlo_world import ir
-
-    copy = ir.Module.parse(_bytecode(module), module.context)
-    functions = _functions(copy)
-    with module.context:
-        if name != "main" and "main" in functions:
-            functions["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
-        target = functions[name]
-        target.attributes["sym_name"] = ir.StringAttr.get("main")
-        with ir.Location.unknown():
-            checks = split_checks(target)
-    return _bytecode(copy), checks
-
-
-def _bytecode(module: Any) -> bytes:
-    import io
-
-    buffer = io.BytesIO()
-    module.operation.write_bytecode(buffer)
-    return buffer.getvalue()
-
-
 def _targets(module: Any, arguments: list[Any]) -> list[str]:
     """@main when arguments are given (checked against its signature), else every function
     that takes none, as stablehlo-translate runs a test file."""
+    from shlo.interpreter import functions
     from shlo.stablehlo_world import ir
 
-    functions = _functions(module)
-    signatures = {n: ir.TypeAttr(f.attributes["function_type"]).value for n, f in functions.items()}
+    named = functions(module)
+    signatures = {n: ir.TypeAttr(f.attributes["function_type"]).value for n, f in named.items()}
     if not arguments:
         return [
             n
             for n, sig in signatures.items()
-            if not list(sig.inputs) and "sym_visibility" not in functions[n].attributes
+            if not list(sig.inputs) and "sym_visibility" not in named[n].attributes
         ]
     if "main" not in signatures:
         raise TranslateError("no function @main: --args are for @main")
@@ -148,13 +93,13 @@ def _targets(module: Any, arguments: list[Any]) -> list[str]:
 
 def interpret(module: Any, arguments: list[Any], name: str) -> tuple[list[str], list[Diagnostic]]:
     """Run the targets; returns the results' text and the failures as diagnostics."""
-    from shlo.interpreter import _line_column, evaluate_check, run_isolated
+    from shlo.interpreter import _line_column, as_main, evaluate_check, functions, run_isolated
 
     targets = _targets(module, arguments)
     complex_results = [
         t
         for t in targets
-        if "complex" in str(_functions(module)[t].attributes["function_type"]).split("->")[-1]
+        if "complex" in str(functions(module)[t].attributes["function_type"]).split("->")[-1]
     ]
     if complex_results:
         raise TranslateError(
@@ -162,12 +107,12 @@ def interpret(module: Any, arguments: list[Any], name: str) -> tuple[list[str], 
             "interpreter binding aborts the process; return real and "
             "imaginary parts instead"
         )
-    prepared = [_as_main(module, target) for target in targets]
+    prepared = [as_main(module, target, with_checks=True) for target in targets]
     outcomes = run_isolated([bytecode for bytecode, _ in prepared], [str(a) for a in arguments])
     printed, errors = [], []
     for target, (_, checks), outcome in zip(targets, prepared, outcomes, strict=True):
         if isinstance(outcome, str):
-            line, column = _line_column(_functions(module)[target])
+            line, column = _line_column(functions(module)[target])
             errors.append(Diagnostic("error", f"@{target}: {outcome}", name, line, column))
             continue
         checked = sum(check.operands for check in checks)
@@ -226,9 +171,11 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from shlo.ir_io import IRModule
     from shlo.output import AtomicOutput
+    from shlo.portable import serialize
     from shlo.source import read_source, split_source
-    from shlo.stablehlo_world import passmanager, serialize, stablehlo_version
+    from shlo.stablehlo_world import WORLD, passmanager, stablehlo_version
 
     if args.print_stablehlo_version:
         print(f"Current version: {stablehlo_version()}")
@@ -245,15 +192,8 @@ def _run(args: argparse.Namespace) -> int:
         )
     with AtomicOutput(args.output) as out:
         if args.serialize:
-            try:
-                out.stream.write(
-                    serialize(module, resolve_target(args.target), args.allow_other_dialects)
-                )
-            except ValueError:
-                raise TranslateError(
-                    "cannot serialize: the module is not pure StableHLO "
-                    "(use --allow-other-dialects)"
-                ) from None
+            ir_module = IRModule(WORLD, module.context, module.operation)
+            out.stream.write(serialize(ir_module, args.target, args.allow_other_dialects))
         else:
             out.stream.write(str(module).encode() + b"\n")
         out.commit()
@@ -262,12 +202,13 @@ def _run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from shlo.interpreter import InterpreterError
+    from shlo.portable import PortableError
     from shlo.source import InputError
 
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (TranslateError, InputError, InterpreterError) as error:
+    except (TranslateError, InputError, InterpreterError, PortableError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
 
