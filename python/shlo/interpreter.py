@@ -25,6 +25,12 @@ from shlo.stablehlo_world import ir
 _CHECK_LINE = re.compile(r"^(\s*)check\.(\w+)\s+(.*?)\s*$")
 _CONST_FORMS = {"expect_eq_const", "expect_almost_eq_const"}
 _ABORT = re.compile(r"LLVM ERROR: (.*)")
+_UNSUPPORTED = re.compile(r"Operation (\S+) is unsupported")
+# Ops the interpreter lacks that a registered pass decomposes into ops it has.
+DECOMPOSITIONS = {
+    f"stablehlo.{op}": "func.func(iree-stablehlo-preprocessing-unfuse-batch-norm)"
+    for op in ("batch_norm_inference", "batch_norm_training")
+}
 DEFAULT_TOLERANCE = 1e-4
 
 
@@ -131,10 +137,22 @@ def run_isolated(modules: list[bytes], arguments: list[str]) -> list[list[str] |
         for line in done.stdout.splitlines():
             outcomes.append(json.loads(line))
         if done.returncode != 0 and len(outcomes) < len(modules):
-            abort = _ABORT.search(done.stderr)
-            reason = abort.group(1) if abort else done.stderr.strip()[-500:]
-            outcomes.append(f"the interpreter aborted: {reason}")
+            outcomes.append(_abort_reason(done.stderr))
     return outcomes
+
+
+def _abort_reason(stderr: str) -> str:
+    """What the child printed before it died, with a way out where shlo knows one."""
+    abort = _ABORT.search(stderr)
+    reason = abort.group(1) if abort else stderr.strip()[-500:]
+    unsupported = _UNSUPPORTED.search(reason)
+    if unsupported and unsupported.group(1) in DECOMPOSITIONS:
+        pipeline = DECOMPOSITIONS[unsupported.group(1)]
+        return (
+            f"the interpreter does not support {unsupported.group(1)}; decompose it first "
+            f"with shlo-opt --pass-pipeline='builtin.module({pipeline})'"
+        )
+    return f"the interpreter aborted: {reason}"
 
 
 def _array(attribute_text: str, context: Any) -> np.ndarray:

@@ -36,3 +36,15 @@ func.func @still_runs() {
   check.expect_eq_const %0, dense<2> : tensor<i32>
   func.return
 }
+
+// -----
+
+// An op the interpreter lacks but a pass decomposes: the error says which pass.
+// CHECK: checks_fail.mlir:[[# @LINE + 1]]:1: error: @batch_norm: the interpreter does not support stablehlo.batch_norm_inference; decompose it first with shlo-opt --pass-pipeline='builtin.module(func.func(iree-stablehlo-preprocessing-unfuse-batch-norm))'
+func.func @batch_norm() {
+  %x = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %s = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %bn = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {epsilon = 0.0 : f32, feature_index = 1 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  check.expect_almost_eq_const %bn, dense<0.0> : tensor<2x2xf32>
+  func.return
+}
