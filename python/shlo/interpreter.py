@@ -14,7 +14,9 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -121,23 +123,36 @@ def split_checks(function: Any) -> list[Check]:
     return checks
 
 
-def run_isolated(modules: list[bytes], arguments: list[str]) -> list[list[str] | str]:
-    """Each module's @main in a child interpreter: results as text, or why it failed."""
+def run_isolated(
+    modules: list[bytes], arguments: list[str], probe_dir: str = ""
+) -> list[list[str] | str]:
+    """Each module's @main in a child interpreter: results as text, or why it failed.
+
+    The child's stdout is the caller's, so `interpreter.print` output reaches the user.
+    """
     outcomes: list[list[str] | str] = []
-    while len(outcomes) < len(modules):
-        payload = json.dumps(
-            {"modules": [m.hex() for m in modules[len(outcomes) :]], "arguments": arguments}
-        )
-        done = subprocess.run(
-            [sys.executable, "-m", "shlo.interpreter_child"],
-            input=payload,
-            capture_output=True,
-            text=True,
-        )
-        for line in done.stdout.splitlines():
-            outcomes.append(json.loads(line))
-        if done.returncode != 0 and len(outcomes) < len(modules):
-            outcomes.append(_abort_reason(done.stderr))
+    with tempfile.TemporaryDirectory(prefix="shlo-interpret-") as scratch:
+        results = Path(scratch) / "results.jsonl"
+        while len(outcomes) < len(modules):
+            results.write_text("")
+            request = json.dumps(
+                {
+                    "modules": [m.hex() for m in modules[len(outcomes) :]],
+                    "arguments": arguments,
+                    "results": str(results),
+                    "probe_dir": probe_dir,
+                }
+            )
+            sys.stdout.flush()
+            done = subprocess.run(
+                [sys.executable, "-m", "shlo.interpreter_child"],
+                input=request,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            outcomes += [json.loads(line) for line in results.read_text().splitlines()]
+            if done.returncode != 0 and len(outcomes) < len(modules):
+                outcomes.append(_abort_reason(done.stderr))
     return outcomes
 
 

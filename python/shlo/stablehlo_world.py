@@ -21,9 +21,11 @@ _LOAD_DIALECTS = (
 
 
 def make_context(policy: ContextPolicy) -> ir.Context:
-    """A context that parses StableHLO, CHLO, VHLO and every upstream dialect, as mlir-opt would."""
+    """A context that parses StableHLO, CHLO, VHLO, the interpreter dialect and every upstream
+    dialect, as stablehlo-opt would."""
     context = ir.Context()
     _stablehlo.register_dialect(context)
+    _stablehlo.register_interpreter_dialect(context)
     context.allow_unregistered_dialects = policy.allow_unregistered_dialects
     context.enable_multithreading(policy.threading)
     with context, ir.Location.unknown():
@@ -50,9 +52,13 @@ def deserialize(context: ir.Context, artifact: bytes) -> ir.Module:
     return _stablehlo.deserialize_portable_artifact(context, artifact)
 
 
-def evaluate(module: ir.Module, arguments: list[ir.Attribute]) -> list[ir.Attribute]:
-    """The reference interpreter on `@main`; callers check arguments first (it aborts)."""
-    return _stablehlo.eval_module(module, arguments)
+def evaluate(
+    module: ir.Module, arguments: list[ir.Attribute], probe_dir: str = ""
+) -> list[ir.Attribute]:
+    """The reference interpreter on `@main`; callers check arguments first (it aborts).
+
+    `interpreter.probe` ops write their values under `probe_dir`."""
+    return _stablehlo.eval_module(module, arguments, probe_dir)
 
 
 WORLD = World("stablehlo", ir, passmanager, make_context)

@@ -91,7 +91,9 @@ def _targets(module: Any, arguments: list[Any]) -> list[str]:
     return ["main"]
 
 
-def interpret(module: Any, arguments: list[Any], name: str) -> tuple[list[str], list[Diagnostic]]:
+def interpret(
+    module: Any, arguments: list[Any], name: str, probe_dir: str = ""
+) -> tuple[list[str], list[Diagnostic]]:
     """Run the targets; returns the results' text and the failures as diagnostics."""
     from shlo.interpreter import _line_column, as_main, evaluate_check, functions, run_isolated
 
@@ -108,7 +110,9 @@ def interpret(module: Any, arguments: list[Any], name: str) -> tuple[list[str], 
             "imaginary parts instead"
         )
     prepared = [as_main(module, target, with_checks=True) for target in targets]
-    outcomes = run_isolated([bytecode for bytecode, _ in prepared], [str(a) for a in arguments])
+    outcomes = run_isolated(
+        [bytecode for bytecode, _ in prepared], [str(a) for a in arguments], probe_dir
+    )
     printed, errors = [], []
     for target, (_, checks), outcome in zip(targets, prepared, outcomes, strict=True):
         if isinstance(outcome, str):
@@ -148,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--strip-debuginfo", action="store_true")
     parser.add_argument("--allow-other-dialects", action="store_true")
     parser.add_argument(
+        "--probe-output-dir",
+        default="",
+        help="where interpreter.probe ops write their values (.npy)",
+    )
+    parser.add_argument(
         "--split-input-file",
         "-split-input-file",
         action="store_true",
@@ -161,7 +170,8 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source) -> bool:
 
     try:
         module = _load(chunk)
-        printed, errors = interpret(module, parse_args_list(args.args, module.context), chunk.name)
+        arguments = parse_args_list(args.args, module.context)
+        printed, errors = interpret(module, arguments, chunk.name, args.probe_output_dir)
     except TranslateError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return False
