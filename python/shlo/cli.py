@@ -17,6 +17,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -84,20 +85,27 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_compile(args: argparse.Namespace) -> int:
-    from shlo.api import compile_module
+def _read_module(path: str) -> Any:
+    """An MLIR file (text or bytecode) as an IRModule; malformed IR is a usage error."""
+    from shlo.diagnostics import format_all, from_mlir_error
     from shlo.ir_io import parse_source
-    from shlo.output import AtomicOutput
     from shlo.source import read_source
     from shlo.world import ContextPolicy, get_world
 
     world = get_world("stablehlo")
+    source = read_source(path)
     try:
-        module = parse_source(world, world.make_context(ContextPolicy()), read_source(args.input))
+        return parse_source(world, world.make_context(ContextPolicy()), source)
     except world.ir.MLIRError as error:
-        from shlo.diagnostics import format_all, from_mlir_error
+        text = {} if source.is_bytecode else {source.name: source.text}
+        raise UsageError(format_all(from_mlir_error(error), text).strip()) from None
 
-        raise UsageError(format_all(from_mlir_error(error), {}).strip()) from None
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from shlo.api import compile_module
+    from shlo.output import AtomicOutput
+
+    module = _read_module(args.input)
     compiled = compile_module(
         module, args.target, cuda=args.cuda_arch, extra_flags=tuple(args.iree_flag)
     )
@@ -155,6 +163,47 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Interpreter vs IREE on each device (vs eager too for a PyTorch factory)."""
+    from shlo.compare import compare, format_reports
+
+    eager, eager_outputs = None, None
+    if ":" in args.source and not Path(args.source).exists():
+        module, inputs, eager_outputs = _import_for_compare(args)
+    else:
+        module, inputs = _read_module(args.source), [parse_tensor(t) for t in args.input]
+    candidate = _read_module(args.candidate) if args.candidate else None
+    reports = compare(module, inputs, candidate=candidate, devices=args.device or None)
+    if eager_outputs is not None:
+        from shlo.interpreter import interpret_module
+        from shlo.numerics import check_one
+
+        reference = interpret_module(module, inputs)
+        eager = [
+            check_one(f"[{i}]", want, got)
+            for i, (got, want) in enumerate(zip(eager_outputs, reference, strict=True))
+        ]
+    print(format_reports(reports, eager))
+    return 0 if all(r.ok for r in reports) and all(c.ok for c in eager or []) else 1
+
+
+def _import_for_compare(args: argparse.Namespace) -> tuple:
+    import torch
+    from torch.utils import _pytree as pytree
+
+    from shlo.api import flatten
+    from shlo.frontend import import_model
+
+    model, example = _load_factory(args.source)
+    inputs = tuple(torch.from_numpy(parse_tensor(t)) for t in args.input) if args.input else example
+    if inputs is None:
+        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    with torch.no_grad():
+        eager = [leaf.numpy() for leaf in pytree.tree_leaves(model.eval()(*inputs))]
+    module = flatten(import_model(model, tuple(inputs)).module)
+    return module, [x.numpy() for x in inputs], eager
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from shlo.demo import run_demo
 
@@ -195,6 +244,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", action="append", default=[], help="@file.npy per result")
     run.add_argument("--expected-output", action="append", default=[])
     commands.choices["bench"].add_argument("--runs", type=int, default=20)
+    compare = commands.add_parser(
+        "compare", help="interpreter vs IREE on each device (and eager), first diverging op"
+    )
+    compare.add_argument("source", help="an MLIR file with @main, or pkg.module:factory")
+    compare.add_argument("--input", action="append", default=[])
+    compare.add_argument("--candidate", help="compile this MLIR file instead of the source")
+    compare.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        help="local-task, vulkan, cuda (default: every one here)",
+    )
+    compare.set_defaults(run=cmd_compare)
     demo = commands.add_parser("demo", help="import, flatten, compile and run built-in models")
     demo.add_argument("--output-dir", type=Path, default=Path("out/demo"))
     demo.set_defaults(run=cmd_demo)
@@ -204,12 +266,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from shlo.backend import CompileError
     from shlo.frontend import FrontendError
+    from shlo.interpreter import InterpreterError
     from shlo.source import InputError
 
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (UsageError, RunError, CompileError, FrontendError, InputError) as error:
+    except (
+        UsageError,
+        RunError,
+        CompileError,
+        FrontendError,
+        InputError,
+        InterpreterError,
+    ) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
 

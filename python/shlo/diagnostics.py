@@ -58,6 +58,12 @@ class Diagnostic:
             yield from note.flattened()
 
 
+def location_text(location: Any) -> str:
+    """`file:line:col` of a location (its first file location), as diagnostics print it."""
+    match = _FILE_LOC.search(str(location))
+    return f"{match.group(1)}:{match.group(2)}:{match.group(3)}" if match else "<unknown>:0"
+
+
 def from_mlir_error(error: Any) -> list[Diagnostic]:
     """The diagnostics an `MLIRError` carries, or its message when it carries none."""
     diags = [Diagnostic.from_binding(d) for d in getattr(error, "error_diagnostics", [])]

@@ -111,16 +111,22 @@ def split_checks(function: Any) -> list[Check]:
             )
             checked += list(op.operands)
             op.operation.erase()
+    return_also(function, checked)
+    return checks
+
+
+def return_also(function: Any, values: list[Any]) -> None:
+    """Make `function` return `values` after its own results (signature updated to match)."""
+    block = function.regions[0].blocks[0]
     terminator = block.operations[len(block.operations) - 1]
-    values = [*terminator.operands, *checked]
+    returned = [*terminator.operands, *values]
     with ir.InsertionPoint.at_block_terminator(block), terminator.location:
-        ir.Operation.create("func.return", operands=values)
+        ir.Operation.create("func.return", operands=returned)
     terminator.operation.erase()
     signature = ir.TypeAttr(function.attributes["function_type"]).value
     function.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get(list(signature.inputs), [v.type for v in values])
+        ir.FunctionType.get(list(signature.inputs), [v.type for v in returned])
     )
-    return checks
 
 
 def run_isolated(
@@ -171,11 +177,17 @@ def _abort_reason(stderr: str) -> str:
 
 
 def _array(attribute_text: str, context: Any) -> np.ndarray:
+    """An elements attribute as numpy, in the element type it has (f32 stays f32)."""
+    from shlo.runtime import DTYPES
+
     attribute = ir.DenseElementsAttr(ir.Attribute.parse(attribute_text, context))
-    shape = ir.ShapedType(attribute.type).shape
+    shaped = ir.ShapedType(attribute.type)
+    dtype = DTYPES.get(str(shaped.element_type))
     if attribute.is_splat:
-        return np.full(shape, np.array(attribute.get_splat_value().value))
-    return np.array(attribute).reshape(shape)
+        array = np.full(shaped.shape, np.array(attribute.get_splat_value().value))
+    else:
+        array = np.array(attribute).reshape(shaped.shape)
+    return array.astype(dtype) if dtype is not None else array
 
 
 def evaluate_check(check: Check, actual: list[str], context: Any) -> str | None:
@@ -236,6 +248,8 @@ def as_main(module: Any, name: str, with_checks: bool = False) -> tuple[bytes, l
     if name not in named:
         raise InterpreterError(f"no function @{name}; functions: {', '.join(named)}")
     with module.context, ir.Location.unknown():
+        _tensor_constants_as_stablehlo(copy)
+        _inline_resources(copy)
         if name != "main" and "main" in named:
             named["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
         named[name].attributes["sym_name"] = ir.StringAttr.get("main")
@@ -257,6 +271,67 @@ def _attribute_text(array: np.ndarray) -> str:
         f"dense<[{values}]> : tensor<{shape}{'x' if shape else ''}"
         f"complex<{_COMPLEX_PARTS[array.dtype]}>>"
     )
+
+
+def _tensor_constants_as_stablehlo(module: Any) -> None:
+    """`arith.constant` of a tensor (torch-mlir emits some) as `stablehlo.constant`, which the
+    interpreter evaluates and arith's it does not."""
+    constants: list[Any] = []
+
+    def collect(op: Any) -> Any:
+        if op.name == "arith.constant" and isinstance(op.results[0].type, ir.RankedTensorType):
+            constants.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    for op in constants:
+        with ir.InsertionPoint(op), op.location:
+            replacement = ir.Operation.create(
+                "stablehlo.constant",
+                results=[op.results[0].type],
+                attributes={"value": op.attributes["value"]},
+            )
+        op.results[0].replace_all_uses_with(replacement.results[0])
+        op.erase()
+
+
+_RESOURCE = re.compile(r'^\s*([\w.$-]+): "0x([0-9A-Fa-f]*)"', re.MULTILINE)
+
+
+def _inline_resources(module: Any) -> None:
+    """dense_resource constants as dense elements: the interpreter misreads resource blobs.
+
+    The blobs are read from the module's printed resource section (`0x` + a 4-byte alignment
+    word + the data), which is the one place the bindings expose their bytes.
+    """
+    from shlo.runtime import DTYPES
+
+    constants = [
+        op
+        for op in _walk(module)
+        if op.name == "stablehlo.constant"
+        and str(op.attributes["value"]).startswith("dense_resource<")
+    ]
+    if not constants:
+        return
+    blobs = {
+        name: bytes.fromhex(data)[4:]
+        for name, data in _RESOURCE.findall(module.operation.get_asm(assume_verified=True))
+    }
+    for op in constants:
+        name = str(op.attributes["value"]).split("<", 1)[1].split(">", 1)[0]
+        shaped = op.results[0].type
+        dtype = DTYPES.get(str(shaped.element_type))
+        if name not in blobs or dtype is None:
+            continue
+        array = np.frombuffer(blobs[name], dtype=dtype).reshape(shaped.shape)
+        op.attributes["value"] = ir.DenseElementsAttr.get(array, type=shaped)
+
+
+def _walk(module: Any) -> list[Any]:
+    ops: list[Any] = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    return ops
 
 
 def interpret_module(module: Any, inputs: list[np.ndarray], function: str = "main") -> list:
