@@ -49,7 +49,8 @@ class DeviceReport:
 
 
 def _with_intermediates(module: IRModule) -> tuple[IRModule, list[tuple[str, str]]]:
-    """A copy of `module` whose @main also returns every value its top-level ops compute."""
+    """A copy of `module` whose @main also returns every (non-f64) value its top-level ops
+    compute."""
     context = make_context(ContextPolicy())
     copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
     main = functions(copy)["main"]
@@ -58,7 +59,12 @@ def _with_intermediates(module: IRModule) -> tuple[IRModule, list[tuple[str, str
     for op in list(block.operations)[:-1]:
         text = str(op).splitlines()[0][:200]
         for result in op.results:
-            if isinstance(result.type, ir.RankedTensorType):
+            # f64 intermediates are torch-mlir's internal constants; returning them would
+            # make the program's interface f64, which Vulkan cannot take.
+            if (
+                isinstance(result.type, ir.RankedTensorType)
+                and str(result.type.element_type) != "f64"
+            ):
                 values.append(result)
                 sites.append((op.operation.name, location_text(op.location), text))
     with context, ir.Location.unknown():
