@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from shlo.ir_io import constant_value
 from shlo.python_pass import PassFailure, register_pass
 from shlo.stablehlo_world import ir
 
@@ -39,7 +40,7 @@ def _attribute(op: Any, name: str) -> str:
 
 
 def _constant(op: Any) -> str | None:
-    value = op.attributes["value"]
+    value = constant_value(op)
     if isinstance(value, ir.DenseElementsAttr) and value.is_splat:
         return None
     return "only splat (single-value) dense literals are supported"

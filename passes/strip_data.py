@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from shlo.ir_io import constant_value
 from shlo.python_pass import PassFailure, register_pass
 from shlo.stablehlo_world import ir
 
@@ -30,7 +31,7 @@ def _zero(element: Any) -> Any:
 
 
 def _strip(op: Any, limit: int) -> bool:
-    value = op.attributes["value"] if "value" in op.attributes else None
+    value = constant_value(op)
     shaped = op.results[0].type if len(op.results) == 1 else None
     if value is None or not isinstance(shaped, ir.ShapedType) or not shaped.has_static_shape:
         return False

@@ -19,7 +19,7 @@ import torch
 from shlo.backend import Compiled, Target, compile_bytecode
 from shlo.diagnostics import format_all
 from shlo.frontend import Imported, import_model
-from shlo.ir_io import IRModule
+from shlo.ir_io import IRModule, constant_value
 from shlo.pipeline import Contexts, PipelineFailed, RunOptions, run_segments
 from shlo.pipeline_syntax import parse_pipeline
 from shlo.planner import plan
@@ -96,9 +96,10 @@ def _workaround_flags(module: IRModule) -> list[str]:
     found: list[bool] = []
 
     def visit(op: Any) -> Any:
-        if "value" in op.attributes:
+        value = constant_value(op)
+        if value is not None:
             try:  # attributes come back undowncast: the cast is the type test
-                resource = ir.DenseResourceElementsAttr(op.attributes["value"])
+                resource = ir.DenseResourceElementsAttr(value)
             except ValueError:
                 return ir.WalkResult.ADVANCE
             if str(resource.type).endswith("xbf16>"):

@@ -69,6 +69,20 @@ class IRModule:
         return buffer.getvalue().decode()
 
 
+def constant_value(op: Any) -> Any | None:
+    """An op's `value` attribute, or None when it has none or the bindings cannot hand it over.
+
+    Complex-valued dense elements raise TypeError on access (and abort the process when read
+    through `NamedAttribute.attr`), so every read of a constant goes through here.
+    """
+    if "value" not in op.attributes:
+        return None
+    try:
+        return op.attributes["value"]
+    except TypeError:
+        return None
+
+
 def from_bytecode(world: World, context: Any, data: bytes) -> IRModule:
     return IRModule(world, context, world.ir.Module.parse(data, context).operation)
 
