@@ -98,27 +98,38 @@ def _line_column(op: Any) -> tuple[int, int]:
     return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
 
 
+def _check_kind(op: Any) -> str | None:
+    """`expect_eq` for `check.expect_eq` and `stablehlo.custom_call @check.expect_eq`."""
+    name = op.operation.name
+    if name.startswith("check."):
+        return name[len("check.") :]
+    if name == "stablehlo.custom_call":
+        target = str(op.operation.attributes["call_target_name"]).strip('"')
+        return target[len("check.") :] if target.startswith("check.") else None
+    return None
+
+
 def split_checks(function: Any) -> list[Check]:
     """Remove the function's check ops; their operands become extra results of the function."""
     block = function.regions[0].blocks[0]
     checks, checked = [], []
     for op in list(block.operations):
-        name = op.operation.name
-        if name.startswith("check."):
-            attributes = {
-                key: str(op.operation.attributes[key])
-                for key in op.operation.attributes
-                if key != "value"
-            }
-            value = constant_value(op.operation)
-            expected = str(value) if value is not None else None
-            if "value" in op.operation.attributes and value is None:
-                attributes["unreadable"] = "complex constants cannot be read from Python"
-            checks.append(
-                Check(name[6:], *_line_column(op), len(op.operands), expected, attributes)
-            )
-            checked += list(op.operands)
-            op.operation.erase()
+        kind = _check_kind(op)
+        if kind is None:
+            continue
+        operation = op.operation
+        attributes = {
+            key: str(operation.attributes[key])
+            for key in operation.attributes
+            if key not in ("value", "call_target_name")
+        }
+        value = constant_value(operation)
+        expected = str(value) if value is not None else None
+        if "value" in operation.attributes and value is None:
+            attributes["unreadable"] = "complex constants cannot be read from Python"
+        checks.append(Check(kind, *_line_column(op), len(op.operands), expected, attributes))
+        checked += list(op.operands)
+        operation.erase()
     return_also(function, checked)
     return checks
 
