@@ -93,6 +93,30 @@ def to_generic(text: str) -> str:
     return "\n".join(lines)
 
 
+_GENERIC_CHECK = re.compile(
+    r'^(\s*)"check\.(\w+)"\((.*?)\)(?: \{(.*)\})? : \((.*)\) -> \(\)(\s*(?:loc\(.*\))?)$'
+)
+
+
+def to_custom(text: str) -> str:
+    """Generic check ops printed back in the check dialect's own syntax (inverse of to_generic)."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        match = _GENERIC_CHECK.match(line)
+        if not match:
+            continue
+        indent, kind, operands, attributes, types, tail = match.groups()
+        parts = [operands]
+        for attribute in split_top_level(attributes or ""):
+            key, _, value = attribute.partition(" = ")
+            literal, _ = _split_type_suffix(value) if key == "value" else (value, None)
+            parts.append(literal if key == "value" else f"{key} = {value.split(' : ')[0]}")
+        type_list = split_top_level(types)
+        shown = type_list[0] if len(set(type_list)) == 1 else ", ".join(type_list)
+        lines[index] = f"{indent}check.{kind} {', '.join(parts)} : {shown}{tail}"
+    return "\n".join(lines)
+
+
 def _line_column(op: Any) -> tuple[int, int]:
     match = re.search(r":(\d+):(\d+)", str(op.location))
     return (int(match.group(1)), int(match.group(2))) if match else (0, 0)

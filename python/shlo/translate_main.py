@@ -181,6 +181,7 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from shlo.interpreter import to_custom
     from shlo.ir_io import IRModule
     from shlo.output import AtomicOutput
     from shlo.portable import serialize
@@ -205,7 +206,7 @@ def _run(args: argparse.Namespace) -> int:
             ir_module = IRModule(WORLD, module.context, module.operation)
             out.stream.write(serialize(ir_module, args.target, args.allow_other_dialects))
         else:
-            out.stream.write(str(module).encode() + b"\n")
+            out.stream.write(to_custom(str(module)).encode() + b"\n")
         out.commit()
     return 0
 
