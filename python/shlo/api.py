@@ -121,7 +121,12 @@ def _interface_uses_f64(module: IRModule) -> bool:
 
 
 def _to_numpy(value: Any) -> Any:
-    """Tensors as numpy; bfloat16 (which numpy lacks) as ml_dtypes.bfloat16, bit for bit."""
+    """Tensors as numpy; bfloat16 (which numpy lacks) as ml_dtypes.bfloat16, bit for bit.
+
+    A Python int (a symbolic size torch.export kept as an input) becomes a 0-d int64 array.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return np.asarray(value, dtype=np.int64)
     if not isinstance(value, torch.Tensor):
         return value
     value = value.detach().cpu().contiguous()

@@ -26,6 +26,7 @@ from shlo.world import get_world
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
 _ILLEGAL_OP = re.compile(
     r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)[^\n]*failed to legalize operation \'([^\']+)\''
+    r'(?:[^\n]*?torch\.operator[^\n]*?name = "([\w.]+)")?'
 )
 
 
@@ -138,8 +139,12 @@ def import_model(
 
 def _lowering_failure(printed: str, error: Exception) -> str:
     """Every op torch-mlir could not lower, with where the model uses it, else the error."""
+    # torch.operator wraps an ATen op torch-mlir does not know; name the ATen op instead
     found = sorted(
-        {(m.group(3), f"{m.group(1)}:{m.group(2)}") for m in _ILLEGAL_OP.finditer(printed)}
+        {
+            (m.group(4) or m.group(3), f"{m.group(1)}:{m.group(2)}")
+            for m in _ILLEGAL_OP.finditer(printed)
+        }
     )
     if not found:
         return _first_lines(f"torch-mlir import failed: {error}")

@@ -18,7 +18,7 @@ import numpy as np
 from iree.runtime.array_interop import map_dtype_to_element_type
 
 _ALIGNMENT = 4096
-_TENSOR = re.compile(r"tensor<([^>]*)>")
+_ARGUMENT = re.compile(r"%\w+: (tensor<([^>]*)>|[a-z]\w*)")
 DTYPES = {
     "f16": np.float16,
     "f32": np.float32,
@@ -45,6 +45,7 @@ class TensorSpec:
 
     shape: tuple[int | None, ...]
     element_type: str
+    scalar: bool = False  # a plain i64/f32 argument (a symbolic size), not a tensor
 
     @classmethod
     def parse(cls, text: str) -> TensorSpec:
@@ -79,7 +80,10 @@ def available_devices() -> list[str]:
 def input_specs(declaration: str) -> list[TensorSpec]:
     """Argument specs from IREE's `iree.abi.declaration` reflection string."""
     arguments = declaration.split("->")[0]
-    return [TensorSpec.parse(match) for match in _TENSOR.findall(arguments)]
+    return [
+        TensorSpec.parse(inner) if inner else TensorSpec((), whole, scalar=True)
+        for whole, inner in _ARGUMENT.findall(arguments)
+    ]
 
 
 class LoadedModule:
@@ -136,8 +140,16 @@ class LoadedModule:
         for index, (spec, array) in enumerate(zip(specs, arrays, strict=False)):
             spec.check(f"{function} input {index}", array)
         arguments = ireert.VmVariantList(len(arrays))
-        for array in arrays:
-            arguments.push_ref(self._to_device(array))
+        for spec, array in zip(specs or [None] * len(arrays), arrays, strict=True):
+            if spec is not None and spec.scalar:
+                push = (
+                    arguments.push_float
+                    if spec.element_type.startswith("f")
+                    else arguments.push_int
+                )
+                push(array.item())
+            else:
+                arguments.push_ref(self._to_device(array))
         results = ireert.VmVariantList(4)
         self._context.vm_context.invoke(vm_function, arguments, results)
         return [

@@ -31,10 +31,10 @@ def _numpy(value: object) -> np.ndarray:
 def make(folder: Path, cuda_arch: str) -> int:
     import torch
     from torch.utils import _pytree as pytree
-    from zoo import ZOO
 
     from shlo.api import compile_module, flatten
     from shlo.frontend import import_model
+    from zoo import ZOO
 
     folder.mkdir(parents=True, exist_ok=True)
     for example in ZOO:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from zoo import EXAMPLES_FOR_CUDA
 
 from shlo.api import compile_module, flatten
 from shlo.backend import CompileError, Target, cuda_arch
 from shlo.frontend import FrontendError, import_model
 from shlo.models import MLP
 from shlo.runtime import LoadedModule, RunError, available_devices
+from zoo import EXAMPLES_FOR_CUDA
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,7 @@ def test_unknown_target() -> None:
 @pytest.mark.parametrize("name", EXAMPLES_FOR_CUDA)
 def test_cuda_compiles(name: str) -> None:
     import torch
+
     from zoo import ZOO
 
     example = next(e for e in ZOO if e.name == name)
@@ -115,6 +116,7 @@ def test_unlowerable_op_is_named_with_its_source_line() -> None:
 
 def test_op_iree_cannot_compile_is_named() -> None:
     import torch
+
     from zoo import ZOO
 
     example = next(e for e in ZOO if e.name == "causal_sdpa")

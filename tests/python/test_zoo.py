@@ -6,13 +6,13 @@ import functools
 
 import pytest
 import torch
-from zoo import ZOO
 
 from shlo.api import CompiledModel, compile_module, flatten
 from shlo.backend import CompileError, Target
 from shlo.frontend import Imported, import_model
 from shlo.numerics import assert_close
 from shlo.runtime import LoadedModule
+from zoo import ZOO
 
 DEVICES = {"local-task": Target.LLVM_CPU, "vulkan": Target.VULKAN}
 # Cases that fail today, each for a reason outside shlo; strict, so a fix shows up as XPASS.

@@ -1,0 +1,91 @@
+"""torch.compile(model, backend="shlo"): the zoo, graph breaks, new shapes, fallback."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+from shlo.dynamo import ShloFallbackWarning
+from shlo.numerics import assert_close
+from test_zoo import EXAMPLES, KNOWN
+
+DYNAMO_DEVICES = {"local-task": "llvm-cpu", "vulkan": "vulkan"}
+
+
+def _cases() -> list:
+    cases = []
+    for name in EXAMPLES:
+        for device, target in DYNAMO_DEVICES.items():
+            marks = (
+                [pytest.mark.xfail(reason=KNOWN[(name, device)], strict=True)]
+                if (name, device) in KNOWN
+                else []
+            )
+            cases.append(pytest.param(name, target, marks=marks, id=f"{name}-{device}"))
+    return cases
+
+
+@pytest.mark.parametrize(("name", "target"), _cases())
+def test_zoo_through_torch_compile(name: str, target: str) -> None:
+    # Grad mode on: under no_grad nn.TransformerEncoderLayer takes its fused fast path, which
+    # torch-mlir cannot lower (see test_fused_fast_path_falls_back_and_names_the_op).
+    torch._dynamo.reset()
+    model, inputs = EXAMPLES[name].instantiate()
+    compiled = torch.compile(model, backend="shlo", options={"target": target, "fallback": False})
+    assert_close(compiled(*inputs), model(*inputs))
+
+
+def test_fused_fast_path_falls_back_and_names_the_op() -> None:
+    torch._dynamo.reset()
+    model, inputs = EXAMPLES["encoder"].instantiate()
+    with torch.no_grad(), pytest.warns(ShloFallbackWarning, match="_transformer_encoder_layer_fwd"):
+        result = torch.compile(model, backend="shlo")(*inputs)
+    with torch.no_grad():
+        assert_close(result, model(*inputs))
+
+
+class WithGraphBreak(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(8, 8), torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        torch._dynamo.graph_break()
+        return self.b(y)
+
+
+def test_graph_break_compiles_both_graphs() -> None:
+    torch._dynamo.reset()
+    model, x = WithGraphBreak().eval(), torch.randn(2, 8)
+    with torch.no_grad():
+        assert_close(torch.compile(model, backend="shlo")(x), model(x))
+
+
+def test_new_shapes_recompile() -> None:
+    torch._dynamo.reset()
+    model = EXAMPLES["mlp"].instantiate()[0]
+    compiled = torch.compile(model, backend="shlo", options={"fallback": False})
+    with torch.no_grad():
+        for batch in (8, 3, 5):
+            x = torch.randn(batch, 64)
+            assert_close(compiled(x), model(x))
+
+
+class Spectrum(torch.nn.Module):
+    def forward(self, x):
+        return torch.fft.rfft(x).abs()
+
+
+def test_uncompilable_graph_falls_back_loudly_or_raises() -> None:
+    torch._dynamo.reset()
+    x = torch.randn(8)
+    with pytest.warns(ShloFallbackWarning, match="running it in eager: torch-mlir cannot lower"):
+        result = torch.compile(Spectrum(), backend="shlo")(x)
+    assert torch.allclose(result, Spectrum()(x))
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="torch-mlir cannot lower"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.compile(Spectrum(), backend="shlo", options={"fallback": False})(x)
