@@ -27,13 +27,44 @@ class ShloFallbackWarning(UserWarning):
     """A graph ran in eager because shlo could not compile it."""
 
 
+class _Frozen(torch.nn.Module):
+    """The graph with dynamo's lifted parameters held as buffers: they compile as constants.
+
+    Dynamo passes every parameter as a graph input on every call; copying all weights to the
+    device per call cost more than the model.  Like inductor's freezing, weights are taken as
+    they are at compile time (for inference; in-place weight updates are not seen).
+    """
+
+    def __init__(self, graph: torch.fx.GraphModule, inputs: tuple) -> None:
+        super().__init__()
+        self.graph = graph
+        self.slots = [i for i, x in enumerate(inputs) if isinstance(x, torch.nn.Parameter)]
+        for k, i in enumerate(self.slots):
+            self.register_buffer(f"weight{k}", inputs[i].detach())
+
+    def forward(self, *rest: Any) -> Any:
+        args = list(rest)
+        for k, i in enumerate(self.slots):
+            args.insert(i, getattr(self, f"weight{k}"))
+        return self.graph(*args)
+
+    def others(self, args: tuple) -> tuple:
+        slots = set(self.slots)
+        return tuple(a for i, a in enumerate(args) if i not in slots)
+
+
 def _compile_or_fallback(
     graph: torch.fx.GraphModule, inputs: tuple, options: dict[str, Any]
 ) -> Callable[..., Any]:
     try:
-        return compile_torch(
-            graph, inputs, target=options.get("target", "llvm-cpu"), device=options.get("device")
+        frozen = _Frozen(graph, inputs)
+        compiled = compile_torch(
+            frozen,
+            frozen.others(inputs),
+            target=options.get("target", "llvm-cpu"),
+            device=options.get("device"),
         )
+        return lambda *args: compiled(*frozen.others(args))
     except (FrontendError, CompileError, RunError) as error:
         if not options.get("fallback", True):
             raise

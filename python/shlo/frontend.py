@@ -25,9 +25,9 @@ from shlo.world import get_world
 
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
 _ILLEGAL_OP = re.compile(
-    r'loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)[^\n]*failed to legalize operation \'([^\']+)\''
-    r'(?:[^\n]*?torch\.operator[^\n]*?name = "([\w.]+)")?'
+    r"failed to legalize operation '([^']+)'(?:[^\n]*?torch\.operator[^\n]*?name = \"([\w.]+)\")?"
 )
+_FILE_LINE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)')
 
 
 class FrontendError(RuntimeError):
@@ -140,15 +140,16 @@ def import_model(
 def _lowering_failure(printed: str, error: Exception) -> str:
     """Every op torch-mlir could not lower, with where the model uses it, else the error."""
     # torch.operator wraps an ATen op torch-mlir does not know; name the ATen op instead
-    found = sorted(
-        {
-            (m.group(4) or m.group(3), f"{m.group(1)}:{m.group(2)}")
-            for m in _ILLEGAL_OP.finditer(printed)
-        }
-    )
+    found = set()
+    for line in printed.splitlines():
+        if (op := _ILLEGAL_OP.search(line)) is None:
+            continue
+        where = _FILE_LINE.search(line[: op.start()])
+        site = f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
+        found.add((op.group(2) or op.group(1), site))
     if not found:
         return _first_lines(f"torch-mlir import failed: {error}")
-    lines = [f"  {op} (at {where})" for op, where in found]
+    lines = [f"  {op} (at {where})" for op, where in sorted(found)]
     return "torch-mlir cannot lower these ops to StableHLO:\n" + "\n".join(lines)
 
 
