@@ -29,8 +29,10 @@ def main() -> int:
     args = parser.parse_args()
     cases = [("tiny", Tiny(), (torch.randn(16),))]
     cases += [(e.name, *e.instantiate()) for e in DEMO_MODELS]
-    print(f"{'graph':<10}{'eager us':>10}{'inductor us':>13}{'shlo us':>10}"
-          f"{'shlo/eager':>12}{'shlo/inductor':>15}")
+    print(
+        f"{'graph':<10}{'eager us':>10}{'inductor us':>13}{'shlo us':>10}"
+        f"{'shlo/eager':>12}{'shlo/inductor':>15}"
+    )
     with torch.no_grad():
         for name, model, inputs in cases:
             times = {"eager": median_ms(lambda m=model, i=inputs: m(*i), args.runs)}
@@ -39,8 +41,10 @@ def main() -> int:
                 compiled = torch.compile(model, backend=backend)
                 times[backend] = median_ms(lambda c=compiled, i=inputs: c(*i), args.runs)
             t = {k: v * 1e3 for k, v in times.items()}
-            print(f"{name:<10}{t['eager']:>10.1f}{t['inductor']:>13.1f}{t['shlo']:>10.1f}"
-                  f"{t['shlo'] / t['eager']:>11.2f}x{t['shlo'] / t['inductor']:>14.2f}x")
+            print(
+                f"{name:<10}{t['eager']:>10.1f}{t['inductor']:>13.1f}{t['shlo']:>10.1f}"
+                f"{t['shlo'] / t['eager']:>11.2f}x{t['shlo'] / t['inductor']:>14.2f}x"
+            )
     return 0
 
 
