@@ -9,31 +9,17 @@ import torch
 
 from shlo.dynamo import ShloFallbackWarning
 from shlo.numerics import assert_close
-from test_zoo import EXAMPLES, KNOWN
-
-DYNAMO_DEVICES = {"local-task": "llvm-cpu", "vulkan": "vulkan"}
+from test_zoo import DEVICES, EXAMPLES, zoo_cases
 
 
-def _cases() -> list:
-    cases = []
-    for name in EXAMPLES:
-        for device, target in DYNAMO_DEVICES.items():
-            marks = (
-                [pytest.mark.xfail(reason=KNOWN[(name, device)], strict=True)]
-                if (name, device) in KNOWN
-                else []
-            )
-            cases.append(pytest.param(name, target, marks=marks, id=f"{name}-{device}"))
-    return cases
-
-
-@pytest.mark.parametrize(("name", "target"), _cases())
-def test_zoo_through_torch_compile(name: str, target: str) -> None:
+@pytest.mark.parametrize(("name", "device"), zoo_cases())
+def test_zoo_through_torch_compile(name: str, device: str) -> None:
     # Grad mode on: under no_grad nn.TransformerEncoderLayer takes its fused fast path, which
     # torch-mlir cannot lower (see test_fused_fast_path_falls_back_and_names_the_op).
     torch._dynamo.reset()
     model, inputs = EXAMPLES[name].instantiate()
-    compiled = torch.compile(model, backend="shlo", options={"target": target, "fallback": False})
+    options = {"target": DEVICES[device].value, "device": device, "fallback": False}
+    compiled = torch.compile(model, backend="shlo", options=options)
     assert_close(compiled(*inputs), model(*inputs))
 
 
