@@ -1,9 +1,13 @@
-"""`shlo-check-support{target=luminal}`: every op, attribute and type a consumer cannot take.
+"""`shlo-check-support{target=...}`: every op, attribute and type a consumer cannot take.
 
 Consumers that import StableHLO stop at the first thing they do not support; this pass lists
 all of them at once, each at its location, with a count per kind, and fails when any is found.
-The Luminal rules are those of its HLO importer (shared/luminal-hlo-support.md): one function
-and no calls, a fixed op list, splat literals only, add/or/max reduce bodies, NCHW convolutions.
+- `iree`: what IREE's StableHLO input conversion rejects, asked of iree-compile op by op
+  (shlo.iree_legality), so the answer is the pinned compiler's own.
+- `interpreter`: ops the reference interpreter cannot evaluate (shlo.interpreter's table, each
+  entry run in the lit tests), collectives outside `interpreter.run_parallel`, complex results.
+- `luminal`: the rules of Luminal's HLO importer (shared/luminal-hlo-support.md): one function
+  and no calls, a fixed op list, splat literals only, add/or/max reduce bodies, NCHW convolutions.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from shlo import iree_legality
+from shlo.interpreter import PARALLEL_ONLY, unsupported_ops
 from shlo.ir_io import constant_value
 from shlo.python_pass import PassFailure, register_pass
 from shlo.stablehlo_world import ir
 
-TARGETS = ("luminal",)
+Problem = tuple[Any, str, str]  # (op, kind counted in the summary, message)
 _LUMINAL_OPS = {
     f"stablehlo.{name}"
     for name in (
@@ -32,7 +38,9 @@ _COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
 
 @dataclass(frozen=True)
 class CheckSupportOptions:
-    target: str = field(default="luminal", metadata={"help": "consumer to check for: luminal"})
+    target: str = field(
+        default="luminal", metadata={"help": "consumer to check for: iree, interpreter, luminal"}
+    )
 
 
 def _attribute(op: Any, name: str) -> str:
@@ -90,14 +98,18 @@ _LUMINAL_RULES: dict[str, Callable[[Any], str | None]] = {
 }
 
 
-def luminal_problems(module: Any) -> list[tuple[Any, str, str]]:
-    """(op, kind, message) for everything Luminal's importer rejects, in program order."""
-    problems: list[tuple[Any, str, str]] = []
-    functions = [
+def _functions(module: Any) -> list[Any]:
+    return [
         op.operation
         for op in module.regions[0].blocks[0].operations
         if op.operation.name == "func.func"
     ]
+
+
+def luminal_problems(module: Any) -> list[Problem]:
+    """Everything Luminal's importer rejects, in program order."""
+    problems: list[Problem] = []
+    functions = _functions(module)
     for extra in functions[1:]:
         problems.append(
             (
@@ -132,12 +144,48 @@ def luminal_problems(module: Any) -> list[tuple[Any, str, str]]:
     return problems
 
 
+def interpreter_problems(module: Any) -> list[Problem]:
+    """Ops the reference interpreter cannot evaluate, and results it aborts on."""
+    names: list[str] = []
+    module.walk(lambda op: names.append(op.name) or ir.WalkResult.ADVANCE)
+    parallel = "interpreter.run_parallel" in names
+    problems: list[Problem] = [
+        (op, op.name, reason)
+        for op, reason in unsupported_ops(module)
+        if not (parallel and op.name in PARALLEL_ONLY)
+    ]
+    for function in _functions(module):
+        results = str(function.attributes["function_type"]).split("->")[-1]
+        if "complex<" in results and "sym_visibility" not in function.attributes:
+            problems.append(
+                (
+                    function,
+                    "complex result",
+                    "the interpreter binding aborts on complex results; "
+                    "return real and imaginary parts instead",
+                )
+            )
+    return problems
+
+
+def iree_problems(module: Any) -> list[Problem]:
+    """Ops IREE's StableHLO input conversion rejects, each with iree-compile's own reason."""
+    return [(op, op.name, message) for op, message in iree_legality.rejected(module)]
+
+
+TARGETS: dict[str, Callable[[Any], list[Problem]]] = {
+    "iree": iree_problems,
+    "interpreter": interpreter_problems,
+    "luminal": luminal_problems,
+}
+
+
 @register_pass("shlo-check-support", options=CheckSupportOptions)
 def check_support(module: Any, options: CheckSupportOptions) -> None:
     """Report every op, attribute or element type the target consumer cannot take."""
     if options.target not in TARGETS:
         raise PassFailure(f"target must be one of {', '.join(TARGETS)}, not '{options.target}'")
-    problems = luminal_problems(module)
+    problems = TARGETS[options.target](module)
     for op, _, message in problems:
         op.location.emit_error(f"{options.target}: {message}")
     if problems:

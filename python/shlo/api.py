@@ -68,20 +68,24 @@ def compile_module(
     *,
     cuda: str | None = None,
     extra_flags: tuple[str, ...] = (),
+    use_cache: bool = False,
 ) -> Compiled:
-    """Compile to a `.vmfb`; `module` itself is left as it was.
+    """Compile to a `.vmfb`; `module` itself is left as it was.  `use_cache` reuses an
+    identical earlier compile (shlo.cache: in memory, then on disk).
 
     f64 is kept when the public functions take or return it (IREE would demote it to f32);
     f64 that only the importer introduced inside the program (torch-mlir's layer norm epsilon)
     is demoted, which Vulkan needs.
     """
     prepared = run_pipeline(module, IREE_PREPARE)
+    identity = run_pipeline(prepared, "builtin.module(strip-debuginfo)") if use_cache else None
     return compile_bytecode(
         prepared.to_bytecode(),
         target,
         cuda=cuda,
         extra_flags=(*_workaround_flags(prepared), *extra_flags),
         keep_f64=_interface_uses_f64(prepared),
+        cache_as=identity.to_bytecode() if identity else None,
     )
 
 
@@ -166,12 +170,13 @@ def compile_torch(
     device: str | None = None,
     dynamic_shapes: Any = None,
     cuda: str | None = None,
+    use_cache: bool = False,
 ) -> CompiledModel:
     """Import, flatten, compile and load `model` on example inputs; returns a callable."""
     imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes)
     imported.module = flatten(imported.module)
     target = Target.get(target)
-    compiled = compile_module(imported.module, target, cuda=cuda)
+    compiled = compile_module(imported.module, target, cuda=cuda, use_cache=use_cache)
     return CompiledModel(
         imported, compiled, LoadedModule(compiled.vmfb, device or target.default_device)
     )

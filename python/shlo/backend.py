@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from shlo import cache
 from shlo.diagnostics import Diagnostic, format_all, parse_printed
 from shlo.native_tools import tool_path
 
@@ -111,11 +112,13 @@ def target_flags(target: Target, cuda: str | None = None, keep_f64: bool = False
 
 @dataclass(frozen=True)
 class Compiled:
-    """A compiled module and the exact command that produced it."""
+    """A compiled module and the exact command that produced it (or an identical earlier one,
+    when `cached`)."""
 
     vmfb: bytes
     target: Target
     command: tuple[str, ...]
+    cached: bool = False
 
     def command_line(self) -> str:
         return shlex.join(self.command)
@@ -129,11 +132,20 @@ def compile_bytecode(
     extra_flags: tuple[str, ...] = (),
     source_name: str = "module",
     keep_f64: bool = False,
+    cache_as: bytes | None = None,
 ) -> Compiled:
-    """Compile StableHLO (bytecode or text) for `target` with iree-compile."""
+    """Compile StableHLO (bytecode or text) for `target` with iree-compile.
+
+    `cache_as` is the module's identity for shlo.cache (its bytecode without locations, which
+    name dynamo's generated code differently each time); an earlier compile of the same
+    identity and flags is reused.  None: always compile."""
     target = Target.get(target)
     flags = [*target_flags(target, cuda, keep_f64), *extra_flags]
-    compiler = tool_path("iree-opt").with_name("iree-compile")
+    compiler = tool_path("iree-compile")
+    recorded = (compiler.name, f"{source_name}.mlirbc", *flags, "-o", f"{source_name}.vmfb")
+    entry = cache.key(cache_as, flags) if cache_as is not None else ""
+    if entry and (vmfb := cache.lookup(entry)) is not None:
+        return Compiled(vmfb, target, recorded, cached=True)
     with tempfile.TemporaryDirectory(prefix="shlo-compile-") as scratch:
         source, output = Path(scratch) / f"{source_name}.mlirbc", Path(scratch) / "out.vmfb"
         source.write_bytes(module_bytecode)
@@ -146,5 +158,6 @@ def compile_bytecode(
                 f"iree-compile failed for {target.value}:\n{detail.strip()}", diagnostics
             )
         vmfb = output.read_bytes()
-    recorded = (compiler.name, f"{source_name}.mlirbc", *flags, "-o", f"{source_name}.vmfb")
+    if entry:
+        cache.store(entry, vmfb)
     return Compiled(vmfb, target, recorded)

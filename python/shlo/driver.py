@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import BinaryIO
 
+from shlo.check_dialect import has_check_ops, to_generic
 from shlo.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir_io import UNNAMED, IRModule, PrintOptions, parse_source
 from shlo.opt_main import PROG, UsageError
@@ -69,6 +70,15 @@ class Driver:
             sys.stderr.write("".join(f"[{s.source}] {s}\n" for s in segments))
         return cls(policy, segments, run_options, args.verify_diagnostics, contexts)
 
+    def accept_check_ops(self) -> None:
+        """Take the `check` dialect's ops, which no binding registers, as unregistered ops, as
+        stablehlo-opt (which registers that dialect) takes them."""
+        if not self.policy.allow_unregistered_dialects:
+            self.policy = replace(self.policy, allow_unregistered_dialects=True)
+            if self.unused_contexts is not None:
+                self.unused_contexts.close()
+                self.unused_contexts = None
+
     def process(self, chunk: Source, whole: Source, output: BinaryIO) -> bool:
         """Parse and transform one buffer, printing the result to `output` when it succeeds.
 
@@ -110,6 +120,8 @@ class Driver:
 
     def _parse(self, chunk: Source, contexts: Contexts) -> IRModule:
         """Parse in the world the pipeline starts in; the other world's dialects parse too."""
+        if not chunk.is_bytecode and has_check_ops(chunk.text):
+            chunk = Source(chunk.name, to_generic(chunk.text).encode(), chunk.first_line)
         first = next((s.source for s in self.segments if s.source in WORLD_NAMES), "stablehlo")
         order = [first, *(name for name in WORLD_NAMES if name != first)]
         errors = []

@@ -3,10 +3,11 @@ compile -> run path.
 
     torch.compile(model, backend="shlo", options={"target": "vulkan", "fallback": False})
 
-Options: `target` (llvm-cpu, vulkan, cuda, vmvx), `device` (default: the target's), and
+Options: `target` (llvm-cpu, vulkan, cuda, vmvx), `device` (default: the target's),
 `fallback` (default True): a graph shlo cannot compile then runs in eager, with a warning that
-says why; with False the error is raised.  Dynamo's guards decide when a graph is recompiled
-(a new input shape gets its own compile).
+says why; with False the error is raised, and `cache` (default True): compiled graphs are kept
+in memory and on disk (shlo.cache), so another process skips iree-compile.  Dynamo's guards
+decide when a graph is recompiled (a new input shape gets its own compile).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def _compile_or_fallback(
             frozen.others(inputs),
             target=options.get("target", "llvm-cpu"),
             device=options.get("device"),
+            use_cache=options.get("cache", True),
         )
         return lambda *args: compiled(*frozen.others(args))
     except (FrontendError, CompileError, RunError) as error:

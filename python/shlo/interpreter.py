@@ -21,19 +21,62 @@ from typing import Any
 
 import numpy as np
 
+from shlo.check_dialect import STAND_IN
 from shlo.ir_io import constant_value
-from shlo.pipeline_syntax import split_top_level
 from shlo.stablehlo_world import ir
 
-_CHECK_LINE = re.compile(r"^(\s*)check\.(\w+)\s+(.*?)\s*$")
-_CONST_FORMS = {"expect_eq_const", "expect_almost_eq_const"}
 _ABORT = re.compile(r"LLVM ERROR: (.*)")
-_UNSUPPORTED = re.compile(r"Operation (\S+) is unsupported")
-# Ops the interpreter lacks that a registered pass decomposes into ops it has.
-DECOMPOSITIONS = {
-    f"stablehlo.{op}": "func.func(iree-stablehlo-preprocessing-unfuse-batch-norm)"
-    for op in ("batch_norm_inference", "batch_norm_training")
+_UNSUPPORTED = re.compile(r"Operation (\S+) is unsupported|Unsupported op: (?:%\S+ = )?\"?([\w.]+)")
+_UNFUSE_BATCH_NORM = "func.func(iree-stablehlo-preprocessing-unfuse-batch-norm)"
+_DEPRECATED = "func.func(stablehlo-legalize-deprecated-ops)"
+# Ops the pinned interpreter cannot evaluate (each one is run in
+# tests/lit/translate/unsupported_ops.mlir), with a pipeline that rewrites it into ops the
+# interpreter has, where the pinned wheels have one.
+UNSUPPORTED: dict[str, str | None] = {
+    "stablehlo.batch_norm_inference": _UNFUSE_BATCH_NORM,
+    "stablehlo.batch_norm_training": _UNFUSE_BATCH_NORM,
+    "stablehlo.dot": _DEPRECATED,
+    "stablehlo.broadcast": _DEPRECATED,
+    "stablehlo.create_token": _DEPRECATED,
+    **dict.fromkeys(
+        f"stablehlo.{op}"
+        for op in (
+            "batch_norm_grad cholesky einsum unary_einsum torch_index_select rng "
+            "rng_bit_generator fft real_dynamic_slice custom_call"
+        ).split()
+    ),
 }
+_CHLO = "func.func(chlo-legalize-to-stablehlo)"
+# Evaluated only inside `interpreter.run_parallel`, which gives them a process grid.
+PARALLEL_ONLY = {
+    f"stablehlo.{op}"
+    for op in (
+        "all_gather all_reduce all_to_all collective_broadcast collective_permute "
+        "reduce_scatter partition_id replica_id"
+    ).split()
+}
+_EVALUATED_DIALECTS = ("stablehlo.", "func.", "interpreter.", "check.", STAND_IN, "builtin.")
+
+
+def unsupported_reason(name: str) -> str | None:
+    """Why the interpreter cannot run op `name`, and the way out where there is one."""
+    if name == "stablehlo.fft":
+        return "the interpreter does not support stablehlo.fft (it aborts on its complex values)"
+    if name in UNSUPPORTED or name.startswith("chlo."):
+        pipeline = _CHLO if name.startswith("chlo.") else UNSUPPORTED[name]
+        way_out = (
+            f"; decompose it first with shlo-opt --pass-pipeline='builtin.module({pipeline})'"
+            if pipeline
+            else ""
+        )
+        return f"the interpreter does not support {name}{way_out}"
+    if name in PARALLEL_ONLY:
+        return f"{name} runs only under interpreter.run_parallel"
+    if not name.startswith(_EVALUATED_DIALECTS):
+        return f"the interpreter evaluates only StableHLO and func ops, not {name}"
+    return None
+
+
 DEFAULT_TOLERANCE = 1e-4
 
 
@@ -53,70 +96,6 @@ class Check:
     options: dict[str, str] = field(default_factory=dict)
 
 
-def _split_type_suffix(text: str) -> tuple[str, list[str]]:
-    depth, cut = 0, -1
-    for i, ch in enumerate(text):
-        depth += ch in "<([{"
-        depth -= ch in ">)]}"
-        if text.startswith(" : ", i) and depth == 0:
-            cut = i
-    if cut < 0:
-        raise InterpreterError(f"check op without a type: '{text}'")
-    return text[:cut], split_top_level(text[cut + 3 :])
-
-
-def generic_check(kind: str, body: str) -> str:
-    """`check.KIND body` in custom syntax as a generic op with the same meaning."""
-    head, types = _split_type_suffix(body)
-    parts = split_top_level(head)
-    values = [p for p in parts if p.startswith("%")]
-    attrs = [p for p in parts if not p.startswith("%")]
-    named = [a.replace(" = ", " = ").strip() for a in attrs if "=" in a and "<" not in a]
-    literal = [a for a in attrs if a not in named]
-    if kind in _CONST_FORMS:
-        if not literal:
-            raise InterpreterError(f"check.{kind} needs a constant: '{body}'")
-        named.append(f"value = {literal[0]} : {types[0]}")
-    operand_types = (types * len(values))[: len(values)] if len(types) == 1 else types
-    attributes = f" {{{', '.join(named)}}}" if named else ""
-    return f'"check.{kind}"({", ".join(values)}){attributes} : ({", ".join(operand_types)}) -> ()'
-
-
-def to_generic(text: str) -> str:
-    """Every custom-syntax check op line rewritten in generic form; lines keep their places."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        match = _CHECK_LINE.match(line.split("//")[0])
-        if match:
-            indent, kind, body = match.groups()
-            lines[index] = indent + generic_check(kind, body)
-    return "\n".join(lines)
-
-
-_GENERIC_CHECK = re.compile(
-    r'^(\s*)"check\.(\w+)"\((.*?)\)(?: \{(.*)\})? : \((.*)\) -> \(\)(\s*(?:loc\(.*\))?)$'
-)
-
-
-def to_custom(text: str) -> str:
-    """Generic check ops printed back in the check dialect's own syntax (inverse of to_generic)."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        match = _GENERIC_CHECK.match(line)
-        if not match:
-            continue
-        indent, kind, operands, attributes, types, tail = match.groups()
-        parts = [operands]
-        for attribute in split_top_level(attributes or ""):
-            key, _, value = attribute.partition(" = ")
-            literal, _ = _split_type_suffix(value) if key == "value" else (value, None)
-            parts.append(literal if key == "value" else f"{key} = {value.split(' : ')[0]}")
-        type_list = split_top_level(types)
-        shown = type_list[0] if len(set(type_list)) == 1 else ", ".join(type_list)
-        lines[index] = f"{indent}check.{kind} {', '.join(parts)} : {shown}{tail}"
-    return "\n".join(lines)
-
-
 def _line_column(op: Any) -> tuple[int, int]:
     match = re.search(r":(\d+):(\d+)", str(op.location))
     return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
@@ -125,8 +104,9 @@ def _line_column(op: Any) -> tuple[int, int]:
 def _check_kind(op: Any) -> str | None:
     """`expect_eq` for `check.expect_eq` and `stablehlo.custom_call @check.expect_eq`."""
     name = op.operation.name
-    if name.startswith("check."):
-        return name[len("check.") :]
+    for prefix in (STAND_IN, "check."):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
     if name == "stablehlo.custom_call":
         target = str(op.operation.attributes["call_target_name"]).strip('"')
         return target[len("check.") :] if target.startswith("check.") else None
@@ -210,13 +190,8 @@ def _abort_reason(stderr: str) -> str:
     abort = _ABORT.search(stderr)
     reason = abort.group(1) if abort else stderr.strip()[-500:]
     unsupported = _UNSUPPORTED.search(reason)
-    if unsupported and unsupported.group(1) in DECOMPOSITIONS:
-        pipeline = DECOMPOSITIONS[unsupported.group(1)]
-        return (
-            f"the interpreter does not support {unsupported.group(1)}; decompose it first "
-            f"with shlo-opt --pass-pipeline='builtin.module({pipeline})'"
-        )
-    return f"the interpreter aborted: {reason}"
+    name = unsupported and (unsupported.group(1) or unsupported.group(2))
+    return (name and unsupported_reason(name)) or f"the interpreter aborted: {reason}"
 
 
 def _array(attribute_text: str, context: Any) -> np.ndarray:
@@ -376,6 +351,20 @@ def _walk(module: Any) -> list[Any]:
     ops: list[Any] = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
     return ops
+
+
+def unsupported_ops(operation: Any) -> list[tuple[Any, str]]:
+    """(op, reason) for each op under `operation` the interpreter cannot evaluate."""
+    found = []
+    for op in _walk(operation):
+        name = op.name
+        if name == "stablehlo.custom_call" and _check_kind(op):
+            continue
+        if name == "arith.constant" and isinstance(op.results[0].type, ir.RankedTensorType):
+            continue  # shlo turns these into stablehlo.constant first
+        if name != "func.func" and (reason := unsupported_reason(name)):
+            found.append((op, reason))
+    return found
 
 
 def interpret_module(module: Any, inputs: list[np.ndarray], function: str = "main") -> list:

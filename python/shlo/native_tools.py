@@ -17,8 +17,10 @@ from pathlib import Path
 _TOOLS = {
     "torch-mlir-opt": ("torch_mlir", "_mlir_libs/torch-mlir-opt"),
     "iree-opt": ("iree", "compiler/_mlir_libs/iree-opt"),
+    "iree-compile": ("iree", "compiler/_mlir_libs/iree-compile"),
 }
-NATIVE_TOOLS = tuple(_TOOLS)
+# The tools that run pipeline segments (iree-compile runs whole compilations only).
+NATIVE_TOOLS = ("torch-mlir-opt", "iree-opt")
 
 
 class ToolNotFound(RuntimeError):

@@ -124,11 +124,14 @@ def _run(argv: list[str]) -> int:
 
         sys.stdout.write(format_pass_list(all_passes()))
         return 0
+    from shlo.check_dialect import has_check_ops
     from shlo.driver import Driver
     from shlo.source import read_source, split_source
 
     driver = Driver.from_args(args, extras)
     source = read_source(args.input)
+    if not source.is_bytecode and has_check_ops(source.text):
+        driver.accept_check_ops()
     if args.split_input_file and source.is_bytecode:
         raise UsageError("--split-input-file needs text input; this is MLIR bytecode")
     chunks = split_source(source, args.input_split_marker) if args.split_input_file else [source]

@@ -117,8 +117,15 @@ def _try_add(
     """The element as `world` accepts it, None if `world` lacks one of its passes."""
     with capture_native_stderr() as printed:
         try:
-            world.passmanager.PassManager(anchor, context).add(str(element))
-            return element
+            manager = world.passmanager.PassManager(anchor, context)
+            manager.add(str(element))
+            if not (
+                implicit_nesting
+                and element.nested is None
+                and _unschedulable(world, context, manager)
+            ):
+                return element
+            message = "restricted to 'func.func'"  # found only when run, as the pass manager does
         except ValueError as error:
             message = str(error)
     if _UNKNOWN in message:
@@ -132,6 +139,17 @@ def _try_add(
     raise PipelineError(
         f"invalid pipeline element '{element}': " + "\n".join(d for d in details if d)
     )
+
+
+def _unschedulable(world: World, context: Any, manager: Any) -> bool:
+    """Some passes tell the op they run on to the run, not to `add`: try them on an empty module
+    (mlir-opt's implicit nesting then nests them in `func.func`)."""
+    empty = world.ir.Module.create(world.ir.Location.unknown(context))
+    try:
+        manager.run(empty.operation)
+    except world.ir.MLIRError as error:
+        return "unable to schedule pass" in str(error)
+    return False
 
 
 def _native_source(element: Element) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 from shlo.diagnostics import Diagnostic
 from shlo.pipeline_syntax import split_top_level
@@ -32,8 +32,8 @@ def _load(source: Source) -> Any:
 
     Check ops are rewritten to generic form and parsed as unregistered operations.
     """
+    from shlo.check_dialect import to_generic
     from shlo.diagnostics import format_all, from_mlir_error
-    from shlo.interpreter import to_generic
     from shlo.stablehlo_world import WORLD, deserialize, ir
     from shlo.world import ContextPolicy
 
@@ -95,7 +95,14 @@ def interpret(
     module: Any, arguments: list[Any], name: str, probe_dir: str = ""
 ) -> tuple[list[str], list[Diagnostic]]:
     """Run the targets; returns the results' text and the failures as diagnostics."""
-    from shlo.interpreter import _line_column, as_main, evaluate_check, functions, run_isolated
+    from shlo.interpreter import (
+        _line_column,
+        as_main,
+        evaluate_check,
+        functions,
+        run_isolated,
+        unsupported_ops,
+    )
 
     targets = _targets(module, arguments)
     complex_results = [
@@ -116,7 +123,10 @@ def interpret(
     printed, errors = [], []
     for target, (_, checks), outcome in zip(targets, prepared, outcomes, strict=True):
         if isinstance(outcome, str):
-            line, column = _line_column(functions(module)[target])
+            function = functions(module)[target]
+            known = unsupported_ops(function)  # the likeliest cause, at its own location
+            culprit, outcome = known[0] if known else (function, outcome)
+            line, column = _line_column(culprit)
             errors.append(Diagnostic("error", f"@{target}: {outcome}", name, line, column))
             continue
         checked = sum(check.operands for check in checks)
@@ -148,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--deserialize", action="store_true", help="read a portable artifact")
     mode.add_argument("--print-stablehlo-version", action="store_true")
     parser.add_argument("--args", default="[]", help="arguments of @main for --interpret")
+    parser.add_argument(
+        "--interpreter-print-dense",
+        action="store_true",
+        help="print results as elements attributes (dense<...> : tensor<...>)",
+    )
     parser.add_argument("--target", default="current", help="version, current or minimum")
     parser.add_argument("--strip-debuginfo", action="store_true")
     parser.add_argument("--allow-other-dialects", action="store_true")
@@ -165,8 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _interpret(chunk: Source, args: argparse.Namespace, whole: Source) -> bool:
+def _interpret(chunk: Source, args: argparse.Namespace, whole: Source, output: BinaryIO) -> bool:
     from shlo.diagnostics import format_all
+    from shlo.tensor_text import interpreter_layout
 
     try:
         module = _load(chunk)
@@ -175,13 +191,15 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source) -> bool:
     except TranslateError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return False
-    sys.stdout.write("".join(line + "\n" for line in printed))
+    shown = printed if args.interpreter_print_dense else map(interpreter_layout, printed)
+    output.write("".join(text + "\n" for text in shown).encode())
+    output.flush()
     sys.stderr.write(format_all(errors, {whole.name: whole.text} if errors else {}))
     return not errors
 
 
 def _run(args: argparse.Namespace) -> int:
-    from shlo.interpreter import to_custom
+    from shlo.check_dialect import to_custom
     from shlo.ir_io import IRModule
     from shlo.output import AtomicOutput
     from shlo.portable import serialize
@@ -194,8 +212,11 @@ def _run(args: argparse.Namespace) -> int:
     source = read_source(args.input)
     if args.interpret:
         chunks = split_source(source, "// -----") if args.split_input_file else [source]
-        results = [_interpret(chunk, args, source) for chunk in chunks]
-        return 0 if all(results) else 1
+        with AtomicOutput(args.output) as out:
+            ok = all([_interpret(chunk, args, source, out.stream) for chunk in chunks])
+            if ok or args.output == "-":
+                out.commit()
+        return 0 if ok else 1
     module = _load(source)
     if args.strip_debuginfo:
         passmanager.PassManager.parse("builtin.module(strip-debuginfo)", module.context).run(
@@ -212,6 +233,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from shlo.check_dialect import CheckSyntaxError
     from shlo.interpreter import InterpreterError
     from shlo.portable import PortableError
     from shlo.source import InputError
@@ -219,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (TranslateError, InputError, InterpreterError, PortableError) as error:
+    except (TranslateError, InputError, InterpreterError, CheckSyntaxError, PortableError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,12 @@ func.func private @dead() {
   return
 }
 """
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_compile_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests compile into a cache of their own, not the user's ~/.cache/shlo."""
+    os.environ["SHLO_CACHE_DIR"] = str(tmp_path_factory.mktemp("shlo-cache"))
 
 
 @pytest.fixture

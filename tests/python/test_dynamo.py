@@ -75,3 +75,56 @@ def test_uncompilable_graph_falls_back_loudly_or_raises() -> None:
     with pytest.raises(Exception, match="torch-mlir cannot lower"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.compile(Spectrum(), backend="shlo", options={"fallback": False})(x)
+
+
+_CACHED_RUN = """
+import torch
+from shlo import cache
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 2))
+x = torch.linspace(-1, 1, 32).reshape(4, 8)
+with torch.no_grad():
+    got = torch.compile(model, backend="shlo", options={"fallback": False})(x)
+    assert torch.allclose(got, model(x), atol=1e-5)
+print(cache.STATS.misses, cache.STATS.disk_hits, cache.STATS.memory_hits)
+"""
+
+
+def test_a_second_process_reuses_the_compiled_graph(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "SHLO_CACHE_DIR": str(tmp_path)}
+
+    def run() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", _CACHED_RUN], env=environment, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert run() == ["1", "0", "0"]  # compiled, stored
+    assert len(list(tmp_path.glob("*.vmfb"))) == 1
+    assert run() == ["0", "1", "0"]  # read back: iree-compile not run
+    options = {"fallback": False, "cache": False}
+    torch._dynamo.reset()
+    from shlo import cache
+
+    before = cache.STATS.misses + cache.STATS.disk_hits + cache.STATS.memory_hits
+    torch.compile(torch.nn.Linear(3, 3), backend="shlo", options=options)(torch.ones(1, 3))
+    assert cache.STATS.misses + cache.STATS.disk_hits + cache.STATS.memory_hits == before
+
+
+def test_the_same_graph_twice_in_one_process_compiles_once() -> None:
+    from shlo import cache
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()).eval()
+    x = torch.randn(2, 4)
+    torch._dynamo.reset()
+    first = torch.compile(model, backend="shlo", options={"fallback": False})(x)
+    hits = cache.STATS.memory_hits
+    torch._dynamo.reset()
+    second = torch.compile(model, backend="shlo", options={"fallback": False})(x)
+    assert cache.STATS.memory_hits == hits + 1
+    assert_close(second, first)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shlo.interpreter import InterpreterError, generic_check, to_generic
+from shlo.check_dialect import CheckSyntaxError, generic_check, to_generic
 
 
 @pytest.mark.parametrize(
@@ -13,24 +13,24 @@ from shlo.interpreter import InterpreterError, generic_check, to_generic
         (
             "expect_eq",
             "%0, %1 : tensor<2xf32>",
-            '"check.expect_eq"(%0, %1) : (tensor<2xf32>, tensor<2xf32>) -> ()',
+            '"shlo.check.expect_eq"(%0, %1) : (tensor<2xf32>, tensor<2xf32>) -> ()',
         ),
         (
             "expect_eq_const",
             "%0, dense<[1, 2]> : tensor<2xi32>",
-            '"check.expect_eq_const"(%0) {value = dense<[1, 2]> : tensor<2xi32>} : '
+            '"shlo.check.expect_eq_const"(%0) {value = dense<[1, 2]> : tensor<2xi32>} : '
             "(tensor<2xi32>) -> ()",
         ),
         (
             "expect_close",
             "%a, %b, max_ulp_difference = 3 : tensor<f32>, tensor<f32>",
-            '"check.expect_close"(%a, %b) {max_ulp_difference = 3} : (tensor<f32>, tensor<f32>)'
-            " -> ()",
+            '"shlo.check.expect_close"(%a, %b) {max_ulp_difference = 3} : '
+            "(tensor<f32>, tensor<f32>) -> ()",
         ),
         (
             "expect_almost_eq_const",
             "%r, dense<(1.0, 2.0)> : tensor<complex<f32>>",
-            '"check.expect_almost_eq_const"(%r) {value = dense<(1.0, 2.0)> : '
+            '"shlo.check.expect_almost_eq_const"(%r) {value = dense<(1.0, 2.0)> : '
             "tensor<complex<f32>>} : (tensor<complex<f32>>) -> ()",
         ),
     ],
@@ -43,11 +43,11 @@ def test_lines_keep_their_places() -> None:
     text = "func.func @f() {\n  check.expect_eq %0, %0 : tensor<i32> // note\n  return\n}\n"
     converted = to_generic(text)
     assert converted.count("\n") == text.count("\n")
-    assert converted.splitlines()[1].startswith('  "check.expect_eq"(%0, %0)')
+    assert converted.splitlines()[1].startswith('  "shlo.check.expect_eq"(%0, %0)')
 
 
 def test_missing_type_is_an_error() -> None:
-    with pytest.raises(InterpreterError, match="check op without a type"):
+    with pytest.raises(CheckSyntaxError, match="check op without a type"):
         generic_check("expect_eq", "%0, %1")
 
 
@@ -96,7 +96,7 @@ def test_interpret_numpy_in_numpy_out_choosing_the_function() -> None:
 def test_interpreter_abort_is_an_error_not_a_dead_process() -> None:
     import numpy as np
 
-    from shlo.interpreter import interpret_module
+    from shlo.interpreter import InterpreterError, interpret_module
 
     with pytest.raises(InterpreterError, match="@spectrum: the interpreter aborted"):
         interpret_module(_module(), [np.array([1 + 0j, 2 + 0j], np.complex64)], "spectrum")

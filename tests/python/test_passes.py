@@ -27,3 +27,26 @@ def test_check_support_lists_every_luminal_problem_in_one_run(cnn_module) -> Non
     # The weights are dense_resource literals; Luminal takes splat literals only.
     assert "stablehlo.constant x" in summary.group(2)
     assert "convolution" not in summary.group(2)  # the CNN's convolutions are NCHW
+
+
+@pytest.mark.parametrize("target", ["iree", "interpreter"])
+def test_check_support_passes_a_model_its_target_runs(cnn_module, target: str) -> None:
+    # The CNN compiles with IREE and runs in the interpreter (test_zoo, test_compare).
+    run_pipeline(cnn_module, f"builtin.module(shlo-check-support{{target={target}}})")
+
+
+def test_check_support_iree_names_every_op_iree_compile_stops_at() -> None:
+    from shlo.backend import CompileError, compile_bytecode
+
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+    batch = torch.export.Dim("batch", min=1, max=64)
+    module = flatten(
+        import_model(model.eval(), (torch.randn(4, 8),), dynamic_shapes=({0: batch},)).module
+    )
+    with pytest.raises(PipelineRunError) as info:
+        run_pipeline(module, "builtin.module(shlo-check-support{target=iree})")
+    reported = re.findall(r"error: iree: failed to legalize operation '([\w.]+)'", str(info.value))
+    # More than the one iree-compile names, all of the kind it names.
+    assert len(reported) > 1 and set(reported) == {"stablehlo.dynamic_broadcast_in_dim"}
+    with pytest.raises(CompileError, match="stablehlo.dynamic_broadcast_in_dim"):
+        compile_bytecode(module.to_bytecode(), "llvm-cpu")

@@ -1,4 +1,4 @@
-// RUN: shlo-translate %s --interpret --args='[dense<[1.0, 2.0]> : tensor<2xf32>, dense<[3.0, -4.0]> : tensor<2xf32>]' | filecheck %s
+// RUN: shlo-translate %s --interpret --args='[dense<[1.0, 2.0]> : tensor<2xf32>, dense<[3.0, -4.0]> : tensor<2xf32>]' --interpreter-print-dense | filecheck %s
 // RUN: not shlo-translate %s --interpret --args='[dense<[1.0, 2.0]> : tensor<2xf32>]' 2>&1 | filecheck %s --check-prefix=COUNT
 // RUN: not shlo-translate %s --interpret --args='[dense<[1, 2]> : tensor<2xi32>, dense<[3.0, 4.0]> : tensor<2xf32>]' 2>&1 | filecheck %s --check-prefix=TYPE
 // RUN: not shlo-translate %s --interpret --args='[bogus]' 2>&1 | filecheck %s --check-prefix=SYNTAX

@@ -4,7 +4,7 @@
 // RUN: shlo-translate %s --serialize --target=current -o %t.cur.vhlo
 // RUN: shlo-translate %t.cur.vhlo --deserialize | filecheck %s
 // RUN: shlo-translate %s --serialize --target=1.0.0 --strip-debuginfo -o %t.v1.vhlo
-// RUN: shlo-translate %t.v1.vhlo --interpret --args='[dense<[1.0, 2.0]> : tensor<2xf32>]' | filecheck %s --check-prefix=RESULT
+// RUN: shlo-translate %t.v1.vhlo --interpret --args='[dense<[1.0, 2.0]> : tensor<2xf32>]' --interpreter-print-dense | filecheck %s --check-prefix=RESULT
 // RUN: od -c %t.min.vhlo | filecheck %s --check-prefix=MAGIC
 // RUN: not shlo-translate %s --serialize --target=99.0.0 -o %t.bad 2>&1 | filecheck %s --check-prefix=RANGE
 // RUN: not shlo-translate %s --serialize --target=latest -o %t.bad 2>&1 | filecheck %s --check-prefix=NAME
