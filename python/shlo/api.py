@@ -153,12 +153,27 @@ class CompiledModel:
     compiled: Compiled
     loaded: LoadedModule
 
+    def __post_init__(self) -> None:
+        self._invoke = self.loaded.invoker(self.imported.function)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if (
+            not kwargs
+            and len(args) == self.imported.positional_count
+            and all(map(_plain_tensor, args))
+        ):
+            # torch.compile's graphs and most models: CPU tensors in, positionally.
+            outputs = self._invoke([arg.detach().numpy() for arg in args])
+            return self.imported.unflatten_outputs([torch.from_numpy(o) for o in outputs])
         leaves = self.imported.flatten_inputs(args, kwargs)
         outputs = self.loaded(self.imported.function, *[_to_numpy(leaf) for leaf in leaves])
         if any(isinstance(leaf, torch.Tensor) for leaf in leaves):
             outputs = [_to_torch(o) for o in outputs]
         return self.imported.unflatten_outputs(outputs)
+
+
+def _plain_tensor(value: Any) -> bool:
+    return type(value) is torch.Tensor and value.is_cpu and value.dtype != torch.bfloat16
 
 
 def compile_torch(

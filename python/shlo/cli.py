@@ -1,7 +1,7 @@
 """`shlo`: import a PyTorch model, compile it with IREE, run and time it, or run the demo.
 
-    shlo import pkg.module:factory --input 1x3x224x224xf32 -o model.mlir
-    shlo compile model.mlir --target llvm-cpu -o model.vmfb
+    shlo import pkg.module:factory --input 1x3x224x224xf32 -o model.mlir   (or --bundle DIR)
+    shlo compile model.mlir --target llvm-cpu -o model.vmfb                (or a bundle DIR)
     shlo run model.vmfb --device local-task --input=2x3xf32=1,2,3,4,5,6 --output=@out.npy
     shlo bench model.vmfb --input=@x.npy --runs 50
     shlo demo
@@ -77,6 +77,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     inputs = tuple(torch.from_numpy(parse_tensor(t)) for t in args.input) if args.input else example
     if inputs is None:
         raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    if args.bundle:
+        from shlo.bundle import save_bundle
+
+        meta = save_bundle(model.eval(), tuple(inputs), args.bundle)
+        print(f"{PROG}: wrote bundle {args.bundle} (StableHLO {meta.stablehlo_version})")
+        return 0
     imported = import_model(model.eval(), tuple(inputs), output_type=args.output_type)
     module = imported.module if args.no_flatten else flatten(imported.module)
     with AtomicOutput(args.output) as out:
@@ -105,7 +111,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from shlo.api import compile_module
     from shlo.output import AtomicOutput
 
-    module = _read_module(args.input)
+    if Path(args.input).is_dir():
+        from shlo.bundle import load_module
+
+        module, _ = load_module(args.input)
+    else:
+        module = _read_module(args.input)
     compiled = compile_module(
         module, args.target, cuda=args.cuda_arch, extra_flags=tuple(args.iree_flag)
     )
@@ -117,7 +128,14 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
-    loaded = LoadedModule(args.module, args.device)
+    """The .vmfb on the device; a bundle directory is compiled for the device first."""
+    if Path(args.module).is_dir():
+        from shlo.bundle import Bundle
+
+        target = {"local-task": "llvm-cpu", "local-sync": "llvm-cpu"}.get(args.device, args.device)
+        loaded = Bundle(args.module, target=target, device=args.device).loaded
+    else:
+        loaded = LoadedModule(args.module, args.device)
     return loaded, [parse_tensor(text) for text in args.input]
 
 
@@ -217,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("factory", help="pkg.module:function returning a model, or (model, inputs)")
     imp.add_argument("--input", action="append", default=[], help="example input (repeatable)")
     imp.add_argument("-o", "--output", default="-")
+    imp.add_argument("--bundle", help="write a torch_xla-layout bundle to this directory instead")
     imp.add_argument(
         "--output-type", default="stablehlo", choices=("stablehlo", "torch", "linalg-on-tensors")
     )
@@ -224,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--emit-bytecode", action="store_true")
     imp.set_defaults(run=cmd_import)
     comp = commands.add_parser("compile", help="StableHLO -> .vmfb with iree-compile")
-    comp.add_argument("input")
+    comp.add_argument("input", help="StableHLO (text or bytecode) or a bundle directory")
     comp.add_argument("--target", default="llvm-cpu", help="llvm-cpu, vulkan, cuda or vmvx")
     comp.add_argument("--cuda-arch", help="sm_80 (default), sm_89, a100, ...")
     comp.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag")
@@ -235,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("bench", cmd_bench, "time a function over many runs"),
     ):
         sub = commands.add_parser(name, help=text)
-        sub.add_argument("module", help="the .vmfb")
+        sub.add_argument("module", help="the .vmfb, or a bundle directory")
         sub.add_argument("--device", default="local-task", help="local-task, vulkan, cuda, ...")
         sub.add_argument("--function", default="main")
         sub.add_argument("--input", action="append", default=[])
@@ -265,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from shlo.backend import CompileError
+    from shlo.bundle import BundleError
     from shlo.frontend import FrontendError
     from shlo.interpreter import InterpreterError
     from shlo.source import InputError
@@ -279,6 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         FrontendError,
         InputError,
         InterpreterError,
+        BundleError,
     ) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1

@@ -18,7 +18,9 @@ from typing import Any
 import torch
 from torch.utils import _pytree as pytree
 from torch_mlir import fx
+from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
+from shlo.decompositions import DECOMPOSITIONS
 from shlo.diagnostics import capture_native_stderr
 from shlo.ir_io import IRModule
 from shlo.world import get_world
@@ -43,10 +45,16 @@ class Imported:
     out_spec: Any
     function: str = "main"
 
+    @functools.cached_property
+    def positional_count(self) -> int | None:
+        """How many tensors the model takes, when it takes only tensors and positionally."""
+        count = self.in_spec.num_leaves
+        return count if self.in_spec == _positional_tensors(count) else None
+
     def flatten_inputs(self, args: tuple, kwargs: dict | None = None) -> list[Any]:
         if (
             not kwargs
-            and self.in_spec == _positional_tensors(len(args))
+            and len(args) == self.positional_count
             and all(isinstance(arg, torch.Tensor) for arg in args)
         ):  # the common case, without pytree's per-call cost
             return list(args)
@@ -122,7 +130,12 @@ def import_model(
     failure = None
     with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
         try:
-            module = fx.export_and_import(program, output_type=output_type, func_name=function)
+            module = fx.export_and_import(
+                program,
+                output_type=output_type,
+                func_name=function,
+                decomposition_table={**get_decomposition_table(), **DECOMPOSITIONS},
+            )
         except Exception as error:  # the importer raises plain Python errors on unsupported graphs
             failure = error
     if failure is not None:

@@ -9,6 +9,7 @@ failed on Vulkan while `iree-run-module` (page-aligned buffers) worked.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,7 @@ class LoadedModule:
             raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
         self._context.add_vm_module(self._module)
         self.device = self._context.config.device
-        self._functions: dict[str, tuple[Any, list[TensorSpec]]] = {}
+        self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
 
     @property
     def function_names(self) -> list[str]:
@@ -122,34 +123,36 @@ class LoadedModule:
             raise RunError(f"no function '{function}'; functions: {', '.join(self.function_names)}")
         return found
 
-    def _function(self, function: str) -> tuple[Any, list[TensorSpec]]:
-        """The VM function and its argument specs, looked up once per name."""
+    def _function(self, function: str) -> tuple[Any, list[TensorSpec], list[Any]]:
+        """The VM function, its argument specs and their HAL element types, found once."""
         if function not in self._functions:
-            self._functions[function] = (
-                self._lookup(function),
-                input_specs(self.signature(function)),
-            )
+            specs = input_specs(self.signature(function))
+            element_types = [
+                None
+                if spec.scalar or spec.element_type not in DTYPES
+                else map_dtype_to_element_type(np.dtype(DTYPES[spec.element_type]))
+                for spec in specs
+            ]
+            self._functions[function] = (self._lookup(function), specs, element_types)
         return self._functions[function]
 
     def __call__(self, function: str, *inputs: Any) -> list[np.ndarray]:
         """Call `function`; inputs are checked against its signature before anything runs."""
         arrays = [np.require(value, requirements="C") for value in inputs]  # keeps 0-d arrays 0-d
-        vm_function, specs = self._function(function)
+        vm_function, specs, element_types = self._function(function)
         if specs and len(specs) != len(arrays):
             raise RunError(f"{function}: expected {len(specs)} inputs, got {len(arrays)}")
         for index, (spec, array) in enumerate(zip(specs, arrays, strict=False)):
             spec.check(f"{function} input {index}", array)
         arguments = ireert.VmVariantList(len(arrays))
-        for spec, array in zip(specs or [None] * len(arrays), arrays, strict=True):
+        for index, array in enumerate(arrays):
+            spec = specs[index] if specs else None
             if spec is not None and spec.scalar:
-                push = (
-                    arguments.push_float
-                    if spec.element_type.startswith("f")
-                    else arguments.push_int
-                )
+                push = arguments.push_float if spec.element_type[0] == "f" else arguments.push_int
                 push(array.item())
             else:
-                arguments.push_ref(self._to_device(array))
+                element_type = element_types[index] if specs else None
+                arguments.push_ref(self._to_device(array, element_type))
         results = ireert.VmVariantList(4)
         self._context.vm_context.invoke(vm_function, arguments, results)
         return [
@@ -157,8 +160,46 @@ class LoadedModule:
             for i in range(results.size)
         ]
 
-    def _to_device(self, array: np.ndarray) -> Any:
-        element_type = map_dtype_to_element_type(array.dtype)
+    def invoker(self, function: str) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
+        """`function` as a call whose signature work is done once (torch.compile's per-call
+        path).  Inputs that do not match exactly (dtype, shape, layout) take the checked path
+        of `__call__`, which converts them or says what is wrong."""
+        vm_function, specs, element_types = self._function(function)
+        if not specs or None in element_types or any(None in s.shape for s in specs):
+            return lambda arrays: self(function, *arrays)
+        expected = [(np.dtype(DTYPES[s.element_type]), s.shape) for s in specs]
+        plan = list(zip(expected, element_types, strict=True))
+        allocate, device = self.device.allocator.allocate_buffer_copy, self.device
+        invoke = self._context.vm_context.invoke
+        memory, usage = ireert.MemoryType.DEVICE_LOCAL, ireert.BufferUsage.DEFAULT
+        view_type = ireert.HalBufferView
+
+        def call(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            if len(arrays) != len(plan):
+                return self(function, *arrays)
+            arguments = ireert.VmVariantList(len(plan))
+            for array, ((dtype, shape), element_type) in zip(arrays, plan, strict=True):
+                if array.dtype != dtype or array.shape != shape or not array.flags.c_contiguous:
+                    return self(function, *arrays)
+                arguments.push_ref(
+                    allocate(
+                        memory_type=memory,
+                        allowed_usage=usage,
+                        device=device,
+                        buffer=array,
+                        element_type=element_type,
+                    )
+                )
+            results = ireert.VmVariantList(4)
+            invoke(vm_function, arguments, results)
+            return [
+                to_numpy(results.get_as_object(i, view_type), device) for i in range(results.size)
+            ]
+
+        return call
+
+    def _to_device(self, array: np.ndarray, element_type: Any = None) -> Any:
+        element_type = element_type or map_dtype_to_element_type(array.dtype)
         if element_type is None:
             raise RunError(f"inputs of dtype {array.dtype} are not supported by the runtime")
         return self.device.allocator.allocate_buffer_copy(
@@ -170,14 +211,16 @@ class LoadedModule:
         )
 
 
+_HOST_VISIBLE = int(ireert.MemoryType.HOST_VISIBLE)
+_MAPPABLE = int(ireert.BufferUsage.MAPPING_SCOPED)
+
+
 def to_numpy(view: Any, device: Any) -> np.ndarray:
     """A result buffer view as numpy: mapped when host-visible, else DMA'd to aligned memory."""
-    dtype = np.dtype(ireert.HalElementType.map_to_dtype(view.element_type))
+    dtype = ireert.HalElementType.map_to_dtype(view.element_type)
     shape = tuple(view.shape)
     source = view.get_buffer()
-    visible = int(ireert.MemoryType.HOST_VISIBLE)
-    mappable = int(ireert.BufferUsage.MAPPING_SCOPED)
-    if source.memory_type() & visible == visible and source.allowed_usage() & mappable:
+    if source.memory_type() & _HOST_VISIBLE == _HOST_VISIBLE and source.allowed_usage() & _MAPPABLE:
         return np.array(view.map().asarray(shape, dtype))
     size = source.byte_length()
     raw = np.empty(size + 2 * _ALIGNMENT, dtype=np.uint8)

@@ -14,8 +14,6 @@ from test_zoo import DEVICES, EXAMPLES, zoo_cases
 
 @pytest.mark.parametrize(("name", "device"), zoo_cases())
 def test_zoo_through_torch_compile(name: str, device: str) -> None:
-    # Grad mode on: under no_grad nn.TransformerEncoderLayer takes its fused fast path, which
-    # torch-mlir cannot lower (see test_fused_fast_path_falls_back_and_names_the_op).
     torch._dynamo.reset()
     model, inputs = EXAMPLES[name].instantiate()
     options = {"target": DEVICES[device].value, "device": device, "fallback": False}
@@ -23,13 +21,17 @@ def test_zoo_through_torch_compile(name: str, device: str) -> None:
     assert_close(compiled(*inputs), model(*inputs))
 
 
-def test_fused_fast_path_falls_back_and_names_the_op() -> None:
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_fast_path_under_no_grad_compiles(norm_first: bool) -> None:
+    # Under no_grad, nn.TransformerEncoderLayer calls aten._transformer_encoder_layer_fwd,
+    # which torch-mlir cannot lower; shlo.decompositions rewrites it.
     torch._dynamo.reset()
-    model, inputs = EXAMPLES["encoder"].instantiate()
-    with torch.no_grad(), pytest.warns(ShloFallbackWarning, match="_transformer_encoder_layer_fwd"):
-        result = torch.compile(model, backend="shlo")(*inputs)
+    layer = torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, norm_first=norm_first)
+    layer.eval()
+    x = torch.randn(2, 7, 32)
     with torch.no_grad():
-        assert_close(result, model(*inputs))
+        result = torch.compile(layer, backend="shlo", options={"fallback": False})(x)
+        assert_close(result, layer(x))
 
 
 class WithGraphBreak(torch.nn.Module):
