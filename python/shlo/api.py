@@ -10,6 +10,7 @@ Stages, in the order data flows: `import_model` (frontend) -> `flatten` / `run_p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import ml_dtypes
@@ -69,9 +70,11 @@ def compile_module(
     cuda: str | None = None,
     extra_flags: tuple[str, ...] = (),
     use_cache: bool = False,
+    parameters: str | Path | None = None,
 ) -> Compiled:
     """Compile to a `.vmfb`; `module` itself is left as it was.  `use_cache` reuses an
-    identical earlier compile (shlo.cache: in memory, then on disk).
+    identical earlier compile (shlo.cache: in memory, then on disk); `parameters` writes the
+    weights to that .irpa archive instead of the .vmfb.
 
     f64 is kept when the public functions take or return it (IREE would demote it to f32);
     f64 that only the importer introduced inside the program (torch-mlir's layer norm epsilon)
@@ -86,6 +89,7 @@ def compile_module(
         extra_flags=(*_workaround_flags(prepared), *extra_flags),
         keep_f64=_interface_uses_f64(prepared),
         cache_as=identity.to_bytecode() if identity else None,
+        parameters=parameters,
     )
 
 
@@ -186,12 +190,15 @@ def compile_torch(
     dynamic_shapes: Any = None,
     cuda: str | None = None,
     use_cache: bool = False,
+    parameters: str | Path | None = None,
 ) -> CompiledModel:
-    """Import, flatten, compile and load `model` on example inputs; returns a callable."""
+    """Import, flatten, compile and load `model` on example inputs; returns a callable.
+    `parameters`: keep the weights in that .irpa archive, out of the .vmfb."""
     imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes)
     imported.module = flatten(imported.module)
     target = Target.get(target)
-    compiled = compile_module(imported.module, target, cuda=cuda, use_cache=use_cache)
-    return CompiledModel(
-        imported, compiled, LoadedModule(compiled.vmfb, device or target.default_device)
+    compiled = compile_module(
+        imported.module, target, cuda=cuda, use_cache=use_cache, parameters=parameters
     )
+    loaded = LoadedModule(compiled.vmfb, device or target.default_device, parameters)
+    return CompiledModel(imported, compiled, loaded)

@@ -8,6 +8,7 @@ GPU names IREE 3.13 cannot compile fail with a message and a working alternative
 from __future__ import annotations
 
 import enum
+import os
 import shlex
 import subprocess
 import tempfile
@@ -112,16 +113,51 @@ def target_flags(target: Target, cuda: str | None = None, keep_f64: bool = False
 
 @dataclass(frozen=True)
 class Compiled:
-    """A compiled module and the exact command that produced it (or an identical earlier one,
-    when `cached`)."""
+    """A compiled module and the exact commands that produced it (or identical earlier ones,
+    when `cached`): one iree-compile, or three when the weights go to a parameter archive."""
 
     vmfb: bytes
     target: Target
-    command: tuple[str, ...]
+    commands: tuple[tuple[str, ...], ...]
     cached: bool = False
 
+    @property
+    def command(self) -> tuple[str, ...]:
+        """The iree-compile command that wrote the `.vmfb`."""
+        return self.commands[-1]
+
     def command_line(self) -> str:
-        return shlex.join(self.command)
+        return " && ".join(shlex.join(command) for command in self.commands)
+
+
+# Constants at least this big go to the parameter archive; smaller ones stay in the .vmfb.
+PARAMETER_MINIMUM_BYTES = 4096
+PARAMETER_SCOPE = "model"
+
+
+def _run(command: list[str], target: Target, folder: str) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, cwd=folder)
+    if done.returncode != 0:
+        diagnostics = parse_printed(done.stderr)
+        detail = format_all(diagnostics, {}) if diagnostics else done.stderr
+        raise CompileError(
+            f"{Path(command[0]).name} failed for {target.value}:\n{detail.strip()}", diagnostics
+        )
+
+
+def _steps(name: str, flags: list[str], archive: str | None) -> list[list[str]]:
+    """The commands, run in a scratch folder on `name`.mlirbc; `archive`: the .irpa to write."""
+    if archive is None:
+        return [["iree-compile", f"{name}.mlirbc", *flags, "-o", f"{name}.vmfb"]]
+    export = (
+        "builtin.module(iree-flow-outline-constants, iree-io-export-parameters{"
+        f"path={PARAMETER_SCOPE}={archive} minimum-size={PARAMETER_MINIMUM_BYTES}}})"
+    )
+    return [
+        ["iree-compile", f"{name}.mlirbc", *flags, "--compile-to=input", "-o", "input.mlirbc"],
+        ["iree-opt", "input.mlirbc", f"--pass-pipeline={export}", "-o", "exported.mlirbc"],
+        ["iree-compile", "exported.mlirbc", *flags, "--compile-from=input", "-o", f"{name}.vmfb"],
+    ]
 
 
 def compile_bytecode(
@@ -133,31 +169,42 @@ def compile_bytecode(
     source_name: str = "module",
     keep_f64: bool = False,
     cache_as: bytes | None = None,
+    parameters: str | Path | None = None,
 ) -> Compiled:
     """Compile StableHLO (bytecode or text) for `target` with iree-compile.
 
     `cache_as` is the module's identity for shlo.cache (its bytecode without locations, which
     name dynamo's generated code differently each time); an earlier compile of the same
-    identity and flags is reused.  None: always compile."""
+    identity and flags is reused.  None: always compile.
+
+    `parameters`: write the weights to this IREE parameter archive (.irpa) instead of the
+    .vmfb.  They are exported after IREE's input conversion, as globals, so the weight-only
+    work IREE hoists (transposes, packing) still runs once at load, not on every call.  The
+    archive is written beside its destination and renamed into place when all went well.
+    """
     target = Target.get(target)
     flags = [*target_flags(target, cuda, keep_f64), *extra_flags]
-    compiler = tool_path("iree-compile")
-    recorded = (compiler.name, f"{source_name}.mlirbc", *flags, "-o", f"{source_name}.vmfb")
-    entry = cache.key(cache_as, flags) if cache_as is not None else ""
+    name = source_name
+    destination = Path(parameters).resolve() if parameters is not None else None
+    shown = _steps(name, flags, destination.name if destination else None)
+    entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
     if entry and (vmfb := cache.lookup(entry)) is not None:
-        return Compiled(vmfb, target, recorded, cached=True)
+        return Compiled(vmfb, target, tuple(map(tuple, shown)), cached=True)
     with tempfile.TemporaryDirectory(prefix="shlo-compile-") as scratch:
-        source, output = Path(scratch) / f"{source_name}.mlirbc", Path(scratch) / "out.vmfb"
-        source.write_bytes(module_bytecode)
-        command = [str(compiler), str(source), *flags, "-o", str(output)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            diagnostics = parse_printed(done.stderr)
-            detail = format_all(diagnostics, {}) if diagnostics else done.stderr
-            raise CompileError(
-                f"iree-compile failed for {target.value}:\n{detail.strip()}", diagnostics
-            )
-        vmfb = output.read_bytes()
+        (Path(scratch) / f"{name}.mlirbc").write_bytes(module_bytecode)
+        partial = None
+        if destination is not None:
+            handle, partial = tempfile.mkstemp(dir=destination.parent, suffix=".irpa.partial")
+            os.close(handle)
+        try:
+            for tool, *arguments in _steps(name, flags, partial):
+                _run([str(tool_path(tool)), *arguments], target, scratch)
+            vmfb = (Path(scratch) / f"{name}.vmfb").read_bytes()
+            if partial is not None:
+                os.replace(partial, destination)
+        finally:
+            if partial is not None and os.path.exists(partial):
+                os.unlink(partial)
     if entry:
         cache.store(entry, vmfb)
-    return Compiled(vmfb, target, recorded)
+    return Compiled(vmfb, target, tuple(map(tuple, shown)))

@@ -118,7 +118,11 @@ def cmd_compile(args: argparse.Namespace) -> int:
     else:
         module = _read_module(args.input)
     compiled = compile_module(
-        module, args.target, cuda=args.cuda_arch, extra_flags=tuple(args.iree_flag)
+        module,
+        args.target,
+        cuda=args.cuda_arch,
+        extra_flags=tuple(args.iree_flag),
+        parameters=args.parameters,
     )
     with AtomicOutput(args.output) as out:
         out.stream.write(compiled.vmfb)
@@ -135,7 +139,7 @@ def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
         target = {"local-task": "llvm-cpu", "local-sync": "llvm-cpu"}.get(args.device, args.device)
         loaded = Bundle(args.module, target=target, device=args.device).loaded
     else:
-        loaded = LoadedModule(args.module, args.device)
+        loaded = LoadedModule(args.module, args.device, args.parameters)
     return loaded, [parse_tensor(text) for text in args.input]
 
 
@@ -248,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--cuda-arch", help="sm_80 (default), sm_89, a100, ...")
     comp.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag")
     comp.add_argument("-o", "--output", required=True)
+    comp.add_argument("--parameters", help="write the weights to this .irpa, not the .vmfb")
     comp.set_defaults(run=cmd_compile)
     for name, handler, text in (
         ("run", cmd_run, "run a function once and print results"),
@@ -257,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("module", help="the .vmfb, or a bundle directory")
         sub.add_argument("--device", default="local-task", help="local-task, vulkan, cuda, ...")
         sub.add_argument("--function", default="main")
+        sub.add_argument("--parameters", help="the .irpa of a module compiled with --parameters")
         sub.add_argument("--input", action="append", default=[])
         sub.set_defaults(run=handler)
     run = commands.choices["run"]

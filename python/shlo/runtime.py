@@ -90,7 +90,14 @@ def input_specs(declaration: str) -> list[TensorSpec]:
 class LoadedModule:
     """A `.vmfb` loaded on a device; call its functions with numpy arrays."""
 
-    def __init__(self, vmfb: bytes | str | Path, device: str = "local-task") -> None:
+    def __init__(
+        self,
+        vmfb: bytes | str | Path,
+        device: str = "local-task",
+        parameters: str | Path | None = None,
+    ) -> None:
+        """`parameters`: the .irpa archive holding the weights of a module compiled with them
+        kept out (backend.compile_bytecode's `parameters`)."""
         if device not in available_devices():
             raise RunError(
                 f"device '{device}' is not available here; available: "
@@ -106,9 +113,25 @@ class LoadedModule:
             self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
         except ValueError as error:
             raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
-        self._context.add_vm_module(self._module)
+        if parameters is not None:
+            self._context.add_vm_module(self._parameter_module(parameters))
+        try:
+            self._context.add_vm_module(self._module)
+        except (RuntimeError, ValueError) as error:
+            raise RunError(_registration_failure(str(error), device)) from None
         self.device = self._context.config.device
         self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
+
+    def _parameter_module(self, path: str | Path) -> Any:
+        from shlo.backend import PARAMETER_SCOPE
+
+        index = ireert.ParameterIndex()
+        try:
+            index.load(str(path))
+        except (OSError, RuntimeError, ValueError) as error:
+            raise RunError(f"cannot read the parameter archive {path}: {error}") from None
+        provider = index.create_provider(scope=PARAMETER_SCOPE)
+        return ireert.create_io_parameters_module(self._context.instance, provider)
 
     @property
     def function_names(self) -> list[str]:
@@ -209,6 +232,20 @@ class LoadedModule:
             buffer=array,
             element_type=element_type,
         )
+
+
+def _registration_failure(message: str, device: str) -> str:
+    """Why IREE would not load the module, in the user's terms."""
+    if "io_parameters" in message:
+        return (
+            "this module reads its weights from a parameter archive (.irpa): load it with "
+            "parameters=PATH (shlo run --parameters PATH)"
+        )
+    if "not found or unavailable" in message:
+        target = re.search(r'#hal\.executable\.target<"([\w-]+)"', message)
+        built = f" (it was compiled for {target.group(1)})" if target else ""
+        return f"device '{device}' cannot run this module{built}: compile it for this device"
+    return f"IREE cannot load this module on '{device}': {message.splitlines()[0][:300]}"
 
 
 _HOST_VISIBLE = int(ireert.MemoryType.HOST_VISIBLE)

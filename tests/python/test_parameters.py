@@ -1,0 +1,60 @@
+"""Weights in an IREE parameter archive (.irpa) instead of the .vmfb."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from shlo.api import compile_module, compile_torch
+from shlo.backend import CompileError
+from shlo.ir_io import IRModule
+from shlo.models import MLP
+from shlo.numerics import assert_close
+from shlo.runtime import LoadedModule, RunError
+from shlo.stablehlo_world import WORLD
+from shlo.world import ContextPolicy
+
+
+@pytest.mark.parametrize(("target", "device"), [("llvm-cpu", "local-task"), ("vulkan", "vulkan")])
+def test_weights_in_an_archive_give_the_same_numbers(tmp_path: Path, target, device) -> None:
+    model, x = MLP().eval(), torch.randn(8, 64)
+    archive = tmp_path / "weights.irpa"
+    compiled = compile_torch(model, (x,), target=target, device=device, parameters=archive)
+    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    assert archive.stat().st_size >= 0.9 * weight_bytes
+    assert len(compiled.compiled.vmfb) < weight_bytes / 4
+    assert "iree-io-export-parameters" in compiled.compiled.command_line()
+    with torch.no_grad():
+        assert_close(compiled(x), model(x))
+
+
+def test_a_module_loaded_without_its_archive_says_what_it_needs(tmp_path: Path) -> None:
+    model, x = MLP().eval(), torch.randn(8, 64)
+    compiled = compile_torch(model, (x,), parameters=tmp_path / "w.irpa")
+    with pytest.raises(RunError, match="reads its weights from a parameter archive"):
+        LoadedModule(compiled.compiled.vmfb, "local-task")
+    with pytest.raises(RunError, match="cannot read the parameter archive"):
+        LoadedModule(compiled.compiled.vmfb, "local-task", tmp_path / "missing.irpa")
+    with pytest.raises(RunError, match="device 'vulkan' cannot run this module .*llvm-cpu"):
+        LoadedModule(compiled.compiled.vmfb, "vulkan", tmp_path / "w.irpa")
+
+
+_UNCOMPILABLE = """
+func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = stablehlo.cholesky %x, lower = true : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+"""
+
+
+def test_a_failed_compile_leaves_no_archive_behind(tmp_path: Path) -> None:
+    archive = tmp_path / "weights.irpa"
+    archive.write_bytes(b"the previous archive")
+    context = WORLD.make_context(ContextPolicy())
+    module = IRModule(WORLD, context, WORLD.ir.Module.parse(_UNCOMPILABLE, context).operation)
+    with pytest.raises(CompileError, match="stablehlo.cholesky"):
+        compile_module(module, parameters=archive)
+    assert archive.read_bytes() == b"the previous archive"
+    assert [p.name for p in tmp_path.iterdir()] == ["weights.irpa"]
