@@ -20,6 +20,7 @@ from torch.utils import _pytree as pytree
 from torch_mlir import fx
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
+from shlo.composite import has_composites, import_with_composites
 from shlo.decompositions import DECOMPOSITIONS
 from shlo.diagnostics import capture_native_stderr
 from shlo.ir_io import IRModule
@@ -130,12 +131,16 @@ def import_model(
     failure = None
     with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
         try:
-            module = fx.export_and_import(
-                program,
-                output_type=output_type,
-                func_name=function,
-                decomposition_table={**get_decomposition_table(), **DECOMPOSITIONS},
-            )
+            decompositions = {**get_decomposition_table(), **DECOMPOSITIONS}
+            if has_composites(program):
+                module = import_with_composites(program, decompositions, output_type, function)
+            else:
+                module = fx.export_and_import(
+                    program,
+                    output_type=output_type,
+                    func_name=function,
+                    decomposition_table=decompositions,
+                )
         except Exception as error:  # the importer raises plain Python errors on unsupported graphs
             failure = error
     if failure is not None:
