@@ -359,7 +359,11 @@ def has_composites(program: torch.export.ExportedProgram) -> bool:
 
 
 def import_with_composites(
-    program: torch.export.ExportedProgram, decompositions: dict, output_type: str, function: str
+    program: torch.export.ExportedProgram,
+    decompositions: dict,
+    output_type: str,
+    function: str,
+    hooks: Any = None,
 ) -> Any:
     """torch-mlir's import of `program` with its marked regions as `stablehlo.composite`s
     (other output types get the regions inlined)."""
@@ -372,7 +376,7 @@ def import_with_composites(
     outline_composites(program)
     context = ir.Context()
     torch_dialect.register_dialect(context)
-    importer = FxImporter(context=context, graph_node_importer_cls=CompositeImporter)
+    importer = FxImporter(context=context, graph_node_importer_cls=CompositeImporter, hooks=hooks)
     raw = fx.export_and_import(
         program, output_type="raw", fx_importer=importer, decomposition_table={},
         func_name=function,

@@ -19,6 +19,7 @@ import torch
 from torch.utils import _pytree as pytree
 from torch_mlir import fx
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+from torch_mlir.extras.fx_importer import FxImporterHooks
 
 from shlo.composite import has_composites, import_with_composites
 from shlo.decompositions import DECOMPOSITIONS
@@ -133,13 +134,16 @@ def import_model(
         try:
             decompositions = {**get_decomposition_table(), **DECOMPOSITIONS}
             if has_composites(program):
-                module = import_with_composites(program, decompositions, output_type, function)
+                module = import_with_composites(
+                    program, decompositions, output_type, function, WeightsWithoutCopies()
+                )
             else:
                 module = fx.export_and_import(
                     program,
                     output_type=output_type,
                     func_name=function,
                     decomposition_table=decompositions,
+                    hooks=WeightsWithoutCopies(),
                 )
         except Exception as error:  # the importer raises plain Python errors on unsupported graphs
             failure = error
@@ -153,6 +157,47 @@ def import_model(
         signature.out_spec,
         function,
     )
+
+
+class WeightsWithoutCopies(FxImporterHooks):
+    """torch-mlir copies every weight through a Python list (`tensor.tolist()`: about 8x the
+    weight bytes and most of the import time); here the tensor's own storage is handed to MLIR
+    as the resource blob, without a copy (MLIR keeps a reference to it)."""
+
+    def __init__(self) -> None:
+        self._attributes: dict[int, tuple[torch.Tensor, Any]] = {}
+
+    def resolve_literal(self, gni: Any, literal: Any, info: Any) -> Any:
+        from torch_mlir.extras.fx_importer import create_mlir_tensor_type
+        from torch_mlir.ir import DenseResourceElementsAttr, Operation
+
+        if (
+            not isinstance(literal, torch.Tensor)
+            or literal.numel() <= 1  # torch-mlir makes these splats, which optimize better
+            or literal.dtype not in _ZERO_COPY_DTYPES
+            or isinstance(literal, torch._subclasses.FakeTensor)
+        ):
+            return None
+        key = id(literal)
+        if key not in self._attributes:
+            array = literal.detach().contiguous().numpy()
+            shape = "_".join(map(str, literal.shape))
+            attribute = DenseResourceElementsAttr.get_from_buffer(
+                array, f"torch_tensor_{shape}_{literal.dtype}", create_mlir_tensor_type(literal)
+            )
+            self._attributes[key] = (literal, attribute)  # the tensor lives as long as we do
+        vtensor_type = gni._cc.tensor_to_vtensor_type(literal)
+        return Operation.create(
+            "torch.vtensor.literal",
+            results=[vtensor_type],
+            attributes={"value": self._attributes[key][1]},
+        ).result
+
+
+_ZERO_COPY_DTYPES = {
+    torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.int16,
+    torch.int8, torch.uint8,
+}  # fmt: skip
 
 
 def _lowering_failure(printed: str, error: Exception) -> str:
