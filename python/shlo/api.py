@@ -9,6 +9,7 @@ Stages, in the order data flows: `import_model` (frontend) -> `flatten` / `run_p
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,8 +87,8 @@ def compile_module(
         prepared.to_bytecode(),
         target,
         cuda=cuda,
-        extra_flags=(*_workaround_flags(prepared), *extra_flags),
-        keep_f64=_interface_uses_f64(prepared),
+        extra_flags=(*_workaround_flags(prepared, Target.get(target)), *extra_flags),
+        keep_f64=_interface_uses(prepared, "f64"),
         cache_as=identity.to_bytecode() if identity else None,
         parameters=parameters,
     )
@@ -96,10 +97,20 @@ def compile_module(
 # IREE 3.13's bf16 emulation converts a dispatch's types but not the bf16 dense_resource
 # constants inlined into it ("'arith.constant' op failed to verify"); not inlining avoids it.
 _NO_CONSTANT_INLINING = "--iree-flow-inline-constants-max-byte-length=0"
+# IREE's default Vulkan target has no Int64 (a causal mask's index arithmetic fails to
+# legalize); computing inside in i32 works when no i64 crosses the interface.
+_DEMOTE_I64 = "--iree-input-demote-i64-to-i32"
 
 
-def _workaround_flags(module: IRModule) -> list[str]:
+def _workaround_flags(module: IRModule, target: Target) -> list[str]:
     """iree-compile flags this module needs to steer around known IREE 3.13 failures."""
+    flags = []
+    if target is Target.VULKAN and not _interface_uses(module, "i64"):
+        flags.append(_DEMOTE_I64)
+    return flags + _bf16_flags(module)
+
+
+def _bf16_flags(module: IRModule) -> list[str]:
     ir = module.world.ir
     found: list[bool] = []
 
@@ -119,11 +130,14 @@ def _workaround_flags(module: IRModule) -> list[str]:
     return [_NO_CONSTANT_INLINING] if found else []
 
 
-def _interface_uses_f64(module: IRModule) -> bool:
+def _interface_uses(module: IRModule, element_type: str) -> bool:
+    """Whether a public function takes or returns `element_type` (f64, i64) anywhere."""
     for op in module.operation.regions[0].blocks[0].operations:
         visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
         if "function_type" in op.attributes and visibility is None:
-            if "f64" in str(op.attributes["function_type"]):
+            if re.search(
+                rf"\b{element_type}\b|x{element_type}>", str(op.attributes["function_type"])
+            ):
                 return True
     return False
 

@@ -148,7 +148,8 @@ def import_model(
         except Exception as error:  # the importer raises plain Python errors on unsupported graphs
             failure = error
     if failure is not None:
-        raise FrontendError(_lowering_failure(printed[0], failure))
+        unknown = _unknown_ops(program, decompositions) if "torch.operator" in printed[0] else set()
+        raise FrontendError(_lowering_failure(printed[0], failure, unknown))
     signature = program.module_call_graph[0].signature
     operation = module.operation
     return Imported(
@@ -200,10 +201,32 @@ _ZERO_COPY_DTYPES = {
 }  # fmt: skip
 
 
-def _lowering_failure(printed: str, error: Exception) -> str:
+def _unknown_ops(program: torch.export.ExportedProgram, decompositions: dict) -> set:
+    """(ATen op, site) for every op torch-mlir does not know: its lowering stops at the first,
+    but the unlowered import holds them all, as `torch.operator`s."""
+    from torch_mlir import ir
+
+    try:
+        raw = fx.export_and_import(program, output_type="raw", decomposition_table=decompositions)
+    except Exception:  # noqa: BLE001 (this only adds detail to an error being reported)
+        return set()
+    found = set()
+
+    def visit(op: Any) -> Any:
+        if op.name == "torch.operator":
+            where = _FILE_LINE.search(str(op.location))
+            site = f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
+            found.add((ir.StringAttr(op.attributes["name"]).value, site))
+        return ir.WalkResult.ADVANCE
+
+    raw.operation.walk(visit)
+    return found
+
+
+def _lowering_failure(printed: str, error: Exception, unknown: set) -> str:
     """Every op torch-mlir could not lower, with where the model uses it, else the error."""
     # torch.operator wraps an ATen op torch-mlir does not know; name the ATen op instead
-    found = set()
+    found = set(unknown)
     for line in printed.splitlines():
         if (op := _ILLEGAL_OP.search(line)) is None:
             continue

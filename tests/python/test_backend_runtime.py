@@ -117,11 +117,30 @@ def test_unlowerable_op_is_named_with_its_source_line() -> None:
 def test_op_iree_cannot_compile_is_named() -> None:
     import torch
 
-    from zoo import ZOO
+    class Add(torch.nn.Module):
+        def forward(self, a, b):  # a dynamic-shape broadcast IREE 3.13 cannot legalize
+            return a + b
 
-    example = next(e for e in ZOO if e.name == "causal_sdpa")
-    model, inputs = example.instantiate()
-    module = flatten(import_model(model, inputs).module)
-    with pytest.raises(CompileError, match="failed to legalize operation 'vector.broadcast'"):
-        compile_module(module, "vulkan")
-    del torch
+    batch = torch.export.Dim("batch", min=1, max=64)
+    inputs = (torch.randn(4, 8), torch.randn(8))
+    module = flatten(import_model(Add(), inputs, dynamic_shapes=({0: batch}, None)).module)
+    with pytest.raises(CompileError, match="failed to legalize operation 'stablehlo.dynamic_"):
+        compile_module(module, "llvm-cpu")
+
+
+def test_every_unknown_op_is_named_with_its_source_line() -> None:
+    import torch
+
+    class Bessel(torch.nn.Module):
+        def forward(self, x):
+            return torch.special.bessel_j0(x) + torch.special.bessel_j1(x)
+
+    with pytest.raises(FrontendError) as info:
+        import_model(Bessel(), (torch.randn(8),))
+    lines = str(info.value).splitlines()
+    assert lines[0] == "torch-mlir cannot lower these ops to StableHLO:"
+    assert [line.split(" (at ")[0].strip() for line in lines[1:]] == [
+        "torch.aten.special_bessel_j0",
+        "torch.aten.special_bessel_j1",
+    ]
+    assert all("test_backend_runtime.py:" in line for line in lines[1:])

@@ -17,9 +17,8 @@ from zoo import ZOO
 DEVICES = {"local-task": Target.LLVM_CPU, "vulkan": Target.VULKAN}
 # Cases that fail today, each for a reason outside shlo; strict, so a fix shows up as XPASS.
 KNOWN = {
-    ("causal_sdpa", "vulkan"): "IREE's default Vulkan target lacks Int64: the i64 causal-mask "
-    "arithmetic fails to legalize ('vector.broadcast')",
-    ("float16", "vulkan"): "f16 tanh comes back NaN with IREE's default Vulkan target on lavapipe",
+    ("float16", "vulkan"): "f16 results are wrong with IREE's default Vulkan target on lavapipe "
+    "(even a plain f16 linear layer; tanh gives NaN)",
     ("float64", "vulkan"): "the Vulkan target has no f64 (see test_float64_on_vulkan_is_refused)",
 }
 EXAMPLES = {example.name: example for example in ZOO}
