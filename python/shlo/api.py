@@ -21,7 +21,8 @@ import torch
 from shlo.backend import Compiled, Target, compile_bytecode
 from shlo.diagnostics import format_all
 from shlo.frontend import Imported, import_model
-from shlo.ir_io import IRModule, constant_value
+from shlo.ir_io import IRModule, PrintOptions, constant_value
+from shlo.parameters import externalize, write_archive
 from shlo.pipeline import Contexts, PipelineFailed, RunOptions, run_segments
 from shlo.pipeline_syntax import parse_pipeline
 from shlo.planner import plan
@@ -72,23 +73,39 @@ def compile_module(
     extra_flags: tuple[str, ...] = (),
     use_cache: bool = False,
     parameters: str | Path | None = None,
+    weights: dict[str, torch.Tensor] | None = None,
 ) -> Compiled:
     """Compile to a `.vmfb`; `module` itself is left as it was.  `use_cache` reuses an
-    identical earlier compile (shlo.cache: in memory, then on disk); `parameters` writes the
-    weights to that .irpa archive instead of the .vmfb.
+    identical earlier compile (shlo.cache: in memory, then on disk).
+
+    `parameters` keeps the weights in that .irpa archive, not the .vmfb: with `weights` (from
+    `import_model(..., weights="external")`, @main's leading arguments) the archive is written
+    from those tensors and they never enter the IR; without, the module's own constants are
+    exported during compilation.
 
     f64 is kept when the public functions take or return it (IREE would demote it to f32);
     f64 that only the importer introduced inside the program (torch-mlir's layer norm epsilon)
     is demoted, which Vulkan needs.
     """
+    if weights is not None and parameters is None:
+        raise ValueError("weights kept out of the IR need an archive: give parameters=PATH")
     prepared = run_pipeline(module, IREE_PREPARE)
+    target = Target.get(target)
+    flags = (*_workaround_flags(prepared, target), *extra_flags)
+    keep_f64 = _interface_uses(prepared, "f64")
+    if weights is not None:
+        externalize(prepared, list(weights))
+        write_archive(weights, parameters)
+        # IREE's parameter attributes are unregistered here: iree-compile reads them as text.
+        source = prepared.text(PrintOptions(debug_info=True)).encode()
+        return compile_bytecode(source, target, cuda=cuda, extra_flags=flags, keep_f64=keep_f64)
     identity = run_pipeline(prepared, "builtin.module(strip-debuginfo)") if use_cache else None
     return compile_bytecode(
         prepared.to_bytecode(),
         target,
         cuda=cuda,
-        extra_flags=(*_workaround_flags(prepared, Target.get(target)), *extra_flags),
-        keep_f64=_interface_uses(prepared, "f64"),
+        extra_flags=flags,
+        keep_f64=keep_f64,
         cache_as=identity.to_bytecode() if identity else None,
         parameters=parameters,
     )
@@ -207,12 +224,18 @@ def compile_torch(
     parameters: str | Path | None = None,
 ) -> CompiledModel:
     """Import, flatten, compile and load `model` on example inputs; returns a callable.
-    `parameters`: keep the weights in that .irpa archive, out of the .vmfb."""
-    imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes)
+    `parameters`: the weights go to that .irpa archive, never entering the IR."""
+    weights = "external" if parameters is not None else "inline"
+    imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes, weights=weights)
     imported.module = flatten(imported.module)
     target = Target.get(target)
     compiled = compile_module(
-        imported.module, target, cuda=cuda, use_cache=use_cache, parameters=parameters
+        imported.module,
+        target,
+        cuda=cuda,
+        use_cache=use_cache,
+        parameters=parameters,
+        weights=imported.weights,
     )
     loaded = LoadedModule(compiled.vmfb, device or target.default_device, parameters)
     return CompiledModel(imported, compiled, loaded)

@@ -69,19 +69,6 @@ class FunctionMeta:
     output_pytree_spec: str | None = None
 
 
-class _ParametersAsInputs(torch.nn.Module):
-    """The model called with its state as leading arguments, as torch_xla's bundle calls it."""
-
-    def __init__(self, model: torch.nn.Module, names: list[str], in_spec: Any) -> None:
-        super().__init__()
-        self.model, self.names, self.in_spec = model, names, in_spec
-
-    def forward(self, *flat: Any) -> Any:
-        state = dict(zip(self.names, flat[: len(self.names)], strict=True))
-        args, kwargs = pytree.tree_unflatten(list(flat[len(self.names) :]), self.in_spec)
-        return torch.func.functional_call(self.model, state, args, kwargs)
-
-
 def _signatures(types: list[str]) -> list[VariableSignature]:
     found = []
     for text in types:
@@ -122,20 +109,14 @@ def save_bundle(
     from shlo.portable import serialize
     from shlo.stablehlo_world import stablehlo_version
 
-    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    leaves, in_spec = pytree.tree_flatten((tuple(args), kwargs or {}))
-    lifted = _ParametersAsInputs(model, list(state), in_spec)
-    shapes = None
-    if dynamic_shapes is not None:
-        shapes = (*([None] * len(state)), *pytree.tree_leaves(dynamic_shapes, lambda x: x is None))
-    imported = import_model(lifted, (*state.values(), *leaves), dynamic_shapes=shapes)
+    imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes, weights="external")
+    state = imported.weights or {}
+    in_spec, out_spec = imported.in_spec, imported.out_spec
     module = flatten(imported.module)
     inputs, outputs = _function_types(module, imported.function)
     locations = [InputLocation(PARAMETER, name=key) for key in state]
-    locations += [InputLocation(INPUT_ARG, position=i) for i in range(len(leaves))]
-    out_spec = pytree.tree_structure(
-        pytree.tree_unflatten(list(range(len(outputs))), imported.out_spec)
-    )
+    user_inputs = len(inputs) - len(state)
+    locations += [InputLocation(INPUT_ARG, position=i) for i in range(user_inputs)]
     meta = FunctionMeta(
         name=name,
         stablehlo_version=stablehlo_version(),

@@ -46,6 +46,8 @@ class Imported:
     in_spec: Any
     out_spec: Any
     function: str = "main"
+    # With weights="external": the state (by reference) that @main takes first, in order.
+    weights: dict[str, torch.Tensor] | None = None
 
     @functools.cached_property
     def positional_count(self) -> int | None:
@@ -115,6 +117,20 @@ def export(
             ) from None
 
 
+class ParametersAsInputs(torch.nn.Module):
+    """The model called with its state as leading arguments (torch_xla's calling convention,
+    and how weights stay out of the IR)."""
+
+    def __init__(self, model: torch.nn.Module, names: list[str], in_spec: Any) -> None:
+        super().__init__()
+        self.model, self.names, self.in_spec = model, names, in_spec
+
+    def forward(self, *flat: Any) -> Any:
+        state = dict(zip(self.names, flat[: len(self.names)], strict=True))
+        args, kwargs = pytree.tree_unflatten(list(flat[len(self.names) :]), self.in_spec)
+        return torch.func.functional_call(self.model, state, args, kwargs)
+
+
 def import_model(
     model: torch.nn.Module,
     args: tuple,
@@ -123,10 +139,19 @@ def import_model(
     dynamic_shapes: Any = None,
     output_type: str = "stablehlo",
     function: str = "main",
+    weights: str = "inline",
 ) -> Imported:
-    """Export `model` on example inputs and import it as `output_type` IR."""
+    """Export `model` on example inputs and import it as `output_type` IR.
+
+    `weights="external"`: the weights never enter the IR; @main takes them first (their names
+    and tensors are in `Imported.weights`) and the backend binds them to an IREE parameter
+    archive (`api.compile_module(..., parameters=...)`)."""
     if output_type not in OUTPUT_TYPES:
         raise FrontendError(f"output type '{output_type}' is not one of {OUTPUT_TYPES}")
+    if weights not in ("inline", "external"):
+        raise FrontendError(f"weights must be 'inline' or 'external', not '{weights}'")
+    if weights == "external":
+        return _import_without_weights(model, args, kwargs, dynamic_shapes, output_type, function)
     program = export(model, args, kwargs, dynamic_shapes)
     world = get_world("stablehlo")
     failure = None
@@ -158,6 +183,34 @@ def import_model(
         signature.out_spec,
         function,
     )
+
+
+def _import_without_weights(
+    model: torch.nn.Module,
+    args: tuple,
+    kwargs: dict | None,
+    dynamic_shapes: Any,
+    output_type: str,
+    function: str,
+) -> Imported:
+    state = {key: value.detach() for key, value in model.state_dict().items()}
+    leaves, in_spec = pytree.tree_flatten((tuple(args), kwargs or {}))
+    shapes = None
+    if dynamic_shapes is not None:
+        given = pytree.tree_leaves(dynamic_shapes, is_leaf=lambda x: x is None)
+        shapes = (*([None] * len(state)), *given)
+    lifted = ParametersAsInputs(model, list(state), in_spec)
+    imported = import_model(
+        lifted,
+        (*state.values(), *leaves),
+        dynamic_shapes=shapes,
+        output_type=output_type,
+        function=function,
+    )
+    out_spec = pytree.tree_structure(
+        pytree.tree_unflatten(list(range(imported.out_spec.num_leaves)), imported.out_spec)
+    )
+    return Imported(imported.module, in_spec, out_spec, function, weights=state)
 
 
 class WeightsWithoutCopies(FxImporterHooks):
