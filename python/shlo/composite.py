@@ -48,21 +48,13 @@ class CompositeBuilder:
         json.dumps(self.attributes)  # attributes must be plain values (str, int, float, bool)
 
     def _mark(self, tensors: tuple, is_input: bool) -> Any:
-        marked = tuple(
-            _mark(
-                t,
-                json.dumps(
-                    {
-                        "name": self.name,
-                        "id": self.id,
-                        "pos": i,
-                        "input": is_input,
-                        "attributes": self.attributes,
-                    }
-                ),
+        def info(position: int) -> str:
+            return json.dumps(
+                {"name": self.name, "id": self.id, "pos": position, "input": is_input,
+                 "attributes": self.attributes}
             )  # fmt: skip
-            for i, t in enumerate(tensors)
-        )
+
+        marked = tuple(_mark(tensor, info(i)) for i, tensor in enumerate(tensors))
         return marked[0] if len(marked) == 1 else marked
 
     def mark_inputs(self, *tensors: torch.Tensor) -> Any:
@@ -73,7 +65,7 @@ class CompositeBuilder:
 
 
 class _CompositeCall(HigherOrderOperator):
-    """`composite(subgraph, *inputs)`: only ever imported by torch-mlir, never run."""
+    """`composite(subgraph, *inputs)`: imported by torch-mlir as a call; run, runs the subgraph."""
 
     def __init__(self) -> None:
         super().__init__("shlo_composite")
