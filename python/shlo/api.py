@@ -32,6 +32,12 @@ from shlo.world import ContextPolicy
 FLATTEN = "builtin.module(inline, symbol-dce, canonicalize)"
 # Rewrites that steer around iree-compile 3.13 failures, run on a copy before compiling.
 IREE_PREPARE = "builtin.module(shlo-narrow-sort-indices)"
+# Dynamic shapes: torch-mlir's shape computations in StableHLO, then the broadcast dims they
+# prove cannot expand, which IREE needs to lower dynamic_broadcast_in_dim.
+IREE_PREPARE_DYNAMIC = (
+    "builtin.module(func.func(shape-legalize-to-stablehlo), reconcile-unrealized-casts, "
+    "canonicalize, shlo-annotate-broadcasts, shlo-narrow-sort-indices)"
+)
 
 
 class PipelineRunError(RuntimeError):
@@ -89,7 +95,8 @@ def compile_module(
     """
     if weights is not None and parameters is None:
         raise ValueError("weights kept out of the IR need an archive: give parameters=PATH")
-    prepared = run_pipeline(module, IREE_PREPARE)
+    dynamic = "?" in _interface(module)
+    prepared = run_pipeline(module, IREE_PREPARE_DYNAMIC if dynamic else IREE_PREPARE)
     target = Target.get(target)
     flags = (*_workaround_flags(prepared, target), *extra_flags)
     keep_f64 = _interface_uses(prepared, "f64")
@@ -147,16 +154,19 @@ def _bf16_flags(module: IRModule) -> list[str]:
     return [_NO_CONSTANT_INLINING] if found else []
 
 
+def _interface(module: IRModule) -> str:
+    """The types the public functions take and return, as text."""
+    return " ".join(
+        str(op.attributes["function_type"])
+        for op in module.operation.regions[0].blocks[0].operations
+        if "function_type" in op.attributes and "sym_visibility" not in op.attributes
+    )
+
+
 def _interface_uses(module: IRModule, element_type: str) -> bool:
     """Whether a public function takes or returns `element_type` (f64, i64) anywhere."""
-    for op in module.operation.regions[0].blocks[0].operations:
-        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
-        if "function_type" in op.attributes and visibility is None:
-            if re.search(
-                rf"\b{element_type}\b|x{element_type}>", str(op.attributes["function_type"])
-            ):
-                return True
-    return False
+    used = rf"(?:^|[^a-z0-9]|[0-9?]x){element_type}\b"
+    return re.search(used, _interface(module)) is not None
 
 
 def _to_numpy(value: Any) -> Any:

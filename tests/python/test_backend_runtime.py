@@ -115,16 +115,17 @@ def test_unlowerable_op_is_named_with_its_source_line() -> None:
 
 
 def test_op_iree_cannot_compile_is_named() -> None:
-    import torch
+    from shlo.ir_io import IRModule
+    from shlo.stablehlo_world import WORLD
+    from shlo.world import ContextPolicy
 
-    class Add(torch.nn.Module):
-        def forward(self, a, b):  # a dynamic-shape broadcast IREE 3.13 cannot legalize
-            return a + b
-
-    batch = torch.export.Dim("batch", min=1, max=64)
-    inputs = (torch.randn(4, 8), torch.randn(8))
-    module = flatten(import_model(Add(), inputs, dynamic_shapes=({0: batch}, None)).module)
-    with pytest.raises(CompileError, match="failed to legalize operation 'stablehlo.dynamic_"):
+    text = """func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+      %0 = stablehlo.cholesky %x, lower = true : tensor<4x4xf32>
+      return %0 : tensor<4x4xf32>
+    }"""
+    context = WORLD.make_context(ContextPolicy())
+    module = IRModule(WORLD, context, WORLD.ir.Module.parse(text, context).operation)
+    with pytest.raises(CompileError, match="failed to legalize operation 'stablehlo.cholesky'"):
         compile_module(module, "llvm-cpu")
 
 
