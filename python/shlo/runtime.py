@@ -18,6 +18,9 @@ import iree.runtime as ireert
 import numpy as np
 from iree.runtime.array_interop import map_dtype_to_element_type
 
+# IREE's bindings report every runtime object still referenced at interpreter exit (a loaded
+# module held by a script's global) as a leak: a screenful of noise after such scripts.
+ireert._binding.disable_leak_checker()
 _ALIGNMENT = 4096
 _ARGUMENT = re.compile(r"%\w+: (tensor<([^>]*)>|[a-z]\w*)")
 DTYPES = {
