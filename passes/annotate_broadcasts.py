@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from shlo.ir_edit import ops_in
 from shlo.python_pass import register_pass
 from shlo.stablehlo_world import ir
 
@@ -95,16 +96,8 @@ def _nonexpanding(op: Any) -> list[int]:
 @register_pass("shlo-annotate-broadcasts")
 def annotate_broadcasts(module: Any, options: None) -> None:
     """Mark the operand dims each dynamic_broadcast_in_dim provably does not expand."""
-    broadcasts: list[Any] = []
-
-    def visit(op: Any) -> ir.WalkResult:
-        if op.name == "stablehlo.dynamic_broadcast_in_dim":
-            broadcasts.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
     with module.context:
-        for op in broadcasts:
+        for op in ops_in(module, "stablehlo.dynamic_broadcast_in_dim"):
             if "known_nonexpanding_dimensions" in op.attributes:
                 continue
             if proven := _nonexpanding(op):

@@ -19,6 +19,7 @@ from typing import Any
 
 from shlo import iree_legality
 from shlo.interpreter import PARALLEL_ONLY, unsupported_ops
+from shlo.ir_edit import functions, ops_in
 from shlo.ir_io import constant_value
 from shlo.python_pass import PassFailure, register_pass
 from shlo.stablehlo_world import ir
@@ -98,19 +99,11 @@ _LUMINAL_RULES: dict[str, Callable[[Any], str | None]] = {
 }
 
 
-def _functions(module: Any) -> list[Any]:
-    return [
-        op.operation
-        for op in module.regions[0].blocks[0].operations
-        if op.operation.name == "func.func"
-    ]
-
-
 def luminal_problems(module: Any) -> list[Problem]:
     """Everything Luminal's importer rejects, in program order."""
     problems: list[Problem] = []
-    functions = _functions(module)
-    for extra in functions[1:]:
+    defined = [op.operation for op in functions(module).values()]
+    for extra in defined[1:]:
         problems.append(
             (
                 extra,
@@ -130,7 +123,7 @@ def luminal_problems(module: Any) -> list[Problem]:
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
-    for function in functions[:1]:
+    for function in defined[:1]:
         signature = str(function.attributes["function_type"])
         for element in ("f16", "bf16", "f64", "i64", "i32"):
             if f"x{element}>" in signature or f"<{element}>" in signature:
@@ -146,15 +139,13 @@ def luminal_problems(module: Any) -> list[Problem]:
 
 def interpreter_problems(module: Any) -> list[Problem]:
     """Ops the reference interpreter cannot evaluate, and results it aborts on."""
-    names: list[str] = []
-    module.walk(lambda op: names.append(op.name) or ir.WalkResult.ADVANCE)
-    parallel = "interpreter.run_parallel" in names
+    parallel = bool(ops_in(module, "interpreter.run_parallel"))
     problems: list[Problem] = [
         (op, op.name, reason)
         for op, reason in unsupported_ops(module)
         if not (parallel and op.name in PARALLEL_ONLY)
     ]
-    for function in _functions(module):
+    for function in functions(module).values():
         results = str(function.attributes["function_type"]).split("->")[-1]
         if "complex<" in results and "sym_visibility" not in function.attributes:
             problems.append(

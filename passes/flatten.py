@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from shlo.ir_edit import functions, ops_in
 from shlo.python_pass import PassFailure, register_pass, register_pipeline
 from shlo.stablehlo_world import ir
 
@@ -48,25 +49,20 @@ class VerifyFlatOptions:
 
 
 def _problems(module: Any, static: bool) -> list[tuple[Any, str]]:
-    functions = [
-        op.operation
-        for op in module.regions[0].blocks[0].operations
-        if op.operation.name == "func.func"
-    ]
-    public = [f for f in functions if "sym_visibility" not in f.attributes]
+    defined = [op.operation for op in functions(module).values()]
+    public = [f for f in defined if "sym_visibility" not in f.attributes]
     problems: list[tuple[Any, str]] = []
     if len(public) != 1:
         problems.append((module, f"expected one public function, found {len(public)}"))
     kept = {
         str(op.attributes["decomposition"]).lstrip("@")
-        for op in _walk(module)
-        if op.name == "stablehlo.composite"
+        for op in ops_in(module, "stablehlo.composite")
     }
-    for function in functions:
+    for function in defined:
         name = ir.StringAttr(function.attributes["sym_name"]).value
         if function not in public and name not in kept:
             problems.append((function, f"function @{name} is left over"))
-    for op in _walk(module):
+    for op in ops_in(module):
         if op.name == "func.call":
             problems.append((op, "a call is left (recursion, or a callee that cannot inline)"))
         if static and any(
@@ -74,12 +70,6 @@ def _problems(module: Any, static: bool) -> list[tuple[Any, str]]:
         ):
             problems.append((op, "dynamic shape: this profile needs static shapes"))
     return problems
-
-
-def _walk(module: Any) -> list[Any]:
-    ops: list[Any] = []
-    module.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
-    return ops
 
 
 @register_pass("shlo-verify-flat", options=VerifyFlatOptions)

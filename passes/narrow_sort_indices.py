@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from shlo.ir_edit import ops_in
 from shlo.python_pass import register_pass
 from shlo.stablehlo_world import ir
 
@@ -70,16 +71,8 @@ def _rewrite(sort: Any, index: int) -> None:
 @register_pass("shlo-narrow-sort-indices")
 def narrow_sort_indices(module: Any, options: None) -> None:
     """Sort i64 iota indices as i32 so IREE's top-k lowering accepts them."""
-    sorts: list[Any] = []
-
-    def collect(op: Any) -> ir.WalkResult:
-        if op.name == "stablehlo.sort":
-            sorts.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
     with module.context, ir.Location.unknown():
-        for sort in sorts:
+        for sort in ops_in(module, "stablehlo.sort"):
             index = _i64_iota_operand(sort)
             if index is not None:
                 _rewrite(sort, index)

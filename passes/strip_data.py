@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from shlo.ir_edit import ops_in
 from shlo.ir_io import constant_value
 from shlo.python_pass import PassFailure, register_pass
 from shlo.stablehlo_world import ir
@@ -52,14 +53,7 @@ def strip_data(module: Any, options: StripDataOptions) -> None:
     """Replace constants of more than max-elements elements with zero splats."""
     if options.max_elements < 0:
         raise PassFailure(f"max-elements must be 0 or more, not {options.max_elements}")
-    constants: list[Any] = []
-
-    def collect(op: Any) -> ir.WalkResult:
-        if op.name in _CONSTANTS:
-            constants.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)
+    constants = [op for op in ops_in(module) if op.name in _CONSTANTS]
     with module.context, ir.Location.unknown():
         for op in constants:
             _strip(op, options.max_elements)

@@ -26,6 +26,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from shlo.frontend import import_model
+from shlo.ir_edit import erase_arguments, functions
 from shlo.ir_io import IRModule
 from shlo.output import AtomicOutput
 
@@ -86,13 +87,16 @@ def _signatures(types: list[str]) -> list[VariableSignature]:
     return found
 
 
+def _function(module: IRModule, name: str) -> Any:
+    found = functions(module.operation).get(name)
+    if found is None:
+        raise BundleError(f"the module has no function @{name}")
+    return found
+
+
 def _function_types(module: IRModule, name: str) -> tuple[list[str], list[str]]:
-    ir = module.world.ir
-    for op in module.operation.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and str(op.attributes["sym_name"]) == f'"{name}"':
-            signature = ir.TypeAttr(op.attributes["function_type"]).value
-            return [str(t) for t in signature.inputs], [str(t) for t in signature.results]
-    raise BundleError(f"the module has no function @{name}")
+    signature = module.world.ir.TypeAttr(_function(module, name).attributes["function_type"]).value
+    return [str(t) for t in signature.inputs], [str(t) for t in signature.results]
 
 
 def save_bundle(
@@ -105,7 +109,7 @@ def save_bundle(
     name: str = "forward",
 ) -> FunctionMeta:
     """Export `model` on example inputs and write it as a bundle in `directory`."""
-    from shlo.api import flatten
+    from shlo.api import _to_numpy, flatten
     from shlo.portable import serialize
     from shlo.stablehlo_world import stablehlo_version
 
@@ -132,21 +136,13 @@ def save_bundle(
     for key, tensor in state.items():
         _check_name(key, "data")
         with AtomicOutput(str(root / "data" / key)) as out:
-            np.save(out.stream, _numpy(tensor), allow_pickle=False)
+            np.save(out.stream, _to_numpy(tensor), allow_pickle=False)
             out.commit()
     _write(root / "functions" / f"{name}.bytecode", serialize(module, "current", True))
     _write(root / "functions" / f"{name}.mlir", module.text().encode())
     meta_text = json.dumps(dataclasses.asdict(meta))
     _write(root / "functions" / f"{name}.meta", meta_text.encode())
     return meta
-
-
-def _numpy(tensor: torch.Tensor) -> np.ndarray:
-    if tensor.dtype == torch.bfloat16:
-        import ml_dtypes
-
-        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    return tensor.numpy()
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -249,12 +245,8 @@ def _read_module(root: Path, name: str) -> IRModule:
 def _bind(module: IRModule, function: str, values: dict[int, np.ndarray]) -> None:
     """Replace the arguments at `values`' positions by constants holding those arrays."""
     ir = module.world.ir
-    entry = None
-    for op in module.operation.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and str(op.attributes["sym_name"]) == f'"{function}"':
-            entry, func_op = op.regions[0].blocks[0], op
-    if entry is None:
-        raise BundleError(f"the bundle's module has no function @{function}")
+    func_op = _function(module, function)
+    entry = func_op.regions[0].blocks[0]
     with module.context, ir.Location.unknown():
         for index, array in values.items():
             argument = entry.arguments[index]
@@ -266,12 +258,7 @@ def _bind(module: IRModule, function: str, values: dict[int, np.ndarray]) -> Non
                     "stablehlo.constant", results=[argument.type], attributes={"value": attribute}
                 )
             argument.replace_all_uses_with(constant.results[0])
-        for index in sorted(values, reverse=True):
-            entry.erase_argument(index)
-        signature = ir.TypeAttr(func_op.attributes["function_type"]).value
-        func_op.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get([a.type for a in entry.arguments], list(signature.results))
-        )
+        erase_arguments(func_op, values)
 
 
 def load_module(directory: str | Path, name: str = "forward") -> tuple[IRModule, FunctionMeta]:

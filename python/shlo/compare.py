@@ -17,7 +17,8 @@ import numpy as np
 from shlo.api import compile_module
 from shlo.backend import Target
 from shlo.diagnostics import location_text
-from shlo.interpreter import functions, interpret_module, return_also
+from shlo.interpreter import interpret_module, return_also
+from shlo.ir_edit import functions
 from shlo.ir_io import IRModule
 from shlo.numerics import OutputCheck, check_one
 from shlo.runtime import LoadedModule, available_devices

@@ -25,6 +25,8 @@ import torch
 from torch._ops import HigherOrderOperator
 from torch_mlir.extras.fx_importer import GraphNodeImporter
 
+from shlo.ir_edit import functions, ops_in
+
 _ids = itertools.count()
 _COMPOSITE_ATTRIBUTE = "shlo.composite"
 
@@ -270,17 +272,16 @@ def lower_with_composites(raw: Any, lower: Callable[[Any], Any]) -> Any:
 
     lowered: dict[str, Any] = {}
     with raw.context, ir.Location.unknown():
-        for op in list(raw.body.operations):
-            if op.operation.name != "func.func" or _COMPOSITE_ATTRIBUTE not in op.attributes:
+        for name, op in functions(raw).items():
+            if _COMPOSITE_ATTRIBUTE not in op.attributes:
                 continue
-            name = ir.StringAttr(op.attributes["sym_name"]).value
             described = json.loads(ir.StringAttr(op.attributes[_COMPOSITE_ATTRIBUTE]).value)
             alone = ir.Module.create()
             body = op.operation.clone(ir.InsertionPoint(alone.body))
             del body.attributes[_COMPOSITE_ATTRIBUTE]
             body.attributes["sym_visibility"] = ir.StringAttr.get("public")
             alone = lower(alone)
-            (function,) = [f for f in alone.body.operations if f.operation.name == "func.func"]
+            (function,) = functions(alone).values()
             signature = ir.TypeAttr(function.attributes["function_type"]).value
             with ir.InsertionPoint(op):
                 func.FuncOp(name, signature, visibility="private")
@@ -289,31 +290,17 @@ def lower_with_composites(raw: Any, lower: Callable[[Any], Any]) -> Any:
             _calls_to_composites(raw, name, described, signature)
         raw = lower(raw)
         for name, function in lowered.items():
-            for op in list(raw.body.operations):
-                if (
-                    op.operation.name == "func.func"
-                    and ir.StringAttr(op.attributes["sym_name"]).value == name
-                ):
-                    copy = function.operation.clone(ir.InsertionPoint(op))
-                    copy.attributes["sym_visibility"] = ir.StringAttr.get("private")
-                    op.operation.erase()
+            declaration = functions(raw)[name]
+            copy = function.operation.clone(ir.InsertionPoint(declaration))
+            copy.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            declaration.operation.erase()
     return raw
 
 
 def _calls_to_composites(module: Any, name: str, described: dict, signature: Any) -> None:
     from torch_mlir import ir
 
-    calls: list[Any] = []
-    module.operation.walk(
-        lambda op: (
-            (
-                calls.append(op)
-                if op.name == "func.call" and str(op.attributes["callee"]) == f"@{name}"
-                else None
-            )
-            or ir.WalkResult.ADVANCE
-        )
-    )
+    calls = [op for op in ops_in(module, "func.call") if str(op.attributes["callee"]) == f"@{name}"]
     attributes = ", ".join(
         f"{key} = {_attribute_text(value)}" for key, value in described["attributes"].items()
     )

@@ -259,21 +259,22 @@ def _unknown_ops(program: torch.export.ExportedProgram, decompositions: dict) ->
     but the unlowered import holds them all, as `torch.operator`s."""
     from torch_mlir import ir
 
+    from shlo.ir_edit import ops_in
+
     try:
         raw = fx.export_and_import(program, output_type="raw", decomposition_table=decompositions)
     except Exception:  # noqa: BLE001 (this only adds detail to an error being reported)
         return set()
-    found = set()
+    return {
+        (ir.StringAttr(op.attributes["name"]).value, _site(str(op.location)))
+        for op in ops_in(raw, "torch.operator")
+    }
 
-    def visit(op: Any) -> Any:
-        if op.name == "torch.operator":
-            where = _FILE_LINE.search(str(op.location))
-            site = f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
-            found.add((ir.StringAttr(op.attributes["name"]).value, site))
-        return ir.WalkResult.ADVANCE
 
-    raw.operation.walk(visit)
-    return found
+def _site(text: str) -> str:
+    """`file:line` of the first file location in `text`."""
+    where = _FILE_LINE.search(text)
+    return f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
 
 
 def _lowering_failure(printed: str, error: Exception, unknown: set) -> str:
@@ -283,9 +284,7 @@ def _lowering_failure(printed: str, error: Exception, unknown: set) -> str:
     for line in printed.splitlines():
         if (op := _ILLEGAL_OP.search(line)) is None:
             continue
-        where = _FILE_LINE.search(line[: op.start()])
-        site = f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
-        found.add((op.group(2) or op.group(1), site))
+        found.add((op.group(2) or op.group(1), _site(line[: op.start()])))
     if not found:
         return _first_lines(f"torch-mlir import failed: {error}")
     lines = [f"  {op} (at {where})" for op, where in sorted(found)]

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from shlo.check_dialect import STAND_IN
+from shlo.ir_edit import functions, ops_in
 from shlo.ir_io import constant_value
 from shlo.stablehlo_world import ir
 
@@ -245,15 +246,6 @@ def _show(array: np.ndarray) -> str:
     return np.array2string(array, threshold=20, separator=", ", max_line_width=10**6)
 
 
-def functions(module: Any) -> dict[str, Any]:
-    """The module's `func.func` ops by name."""
-    return {
-        ir.StringAttr(op.attributes["sym_name"]).value: op
-        for op in module.body.operations
-        if op.operation.name == "func.func"
-    }
-
-
 def bytecode(module: Any) -> bytes:
     buffer = io.BytesIO()
     module.operation.write_bytecode(buffer)
@@ -296,14 +288,11 @@ def _attribute_text(array: np.ndarray) -> str:
 def _tensor_constants_as_stablehlo(module: Any) -> None:
     """`arith.constant` of a tensor (torch-mlir emits some) as `stablehlo.constant`, which the
     interpreter evaluates and arith's it does not."""
-    constants: list[Any] = []
-
-    def collect(op: Any) -> Any:
-        if op.name == "arith.constant" and isinstance(op.results[0].type, ir.RankedTensorType):
-            constants.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(collect)
+    constants = [
+        op
+        for op in ops_in(module, "arith.constant")
+        if isinstance(op.results[0].type, ir.RankedTensorType)
+    ]
     for op in constants:
         with ir.InsertionPoint(op), op.location:
             replacement = ir.Operation.create(
@@ -328,8 +317,8 @@ def _inline_resources(module: Any) -> None:
 
     constants = [
         op
-        for op in _walk(module)
-        if op.name == "stablehlo.constant" and str(constant_value(op)).startswith("dense_resource<")
+        for op in ops_in(module, "stablehlo.constant")
+        if str(constant_value(op)).startswith("dense_resource<")
     ]
     if not constants:
         return
@@ -347,16 +336,10 @@ def _inline_resources(module: Any) -> None:
         op.attributes["value"] = ir.DenseElementsAttr.get(array, type=shaped)
 
 
-def _walk(module: Any) -> list[Any]:
-    ops: list[Any] = []
-    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
-    return ops
-
-
 def unsupported_ops(operation: Any) -> list[tuple[Any, str]]:
     """(op, reason) for each op under `operation` the interpreter cannot evaluate."""
     found = []
-    for op in _walk(operation):
+    for op in ops_in(operation):
         name = op.name
         if name == "stablehlo.custom_call" and _check_kind(op):
             continue

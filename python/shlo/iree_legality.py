@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from shlo.diagnostics import Diagnostic, parse_printed
+from shlo.ir_edit import ops_in
 from shlo.native_tools import tool_path
 from shlo.stablehlo_world import ir
 
@@ -48,12 +49,6 @@ def _compile(module: Any) -> list[Diagnostic]:
     return errors
 
 
-def _walk(operation: Any) -> list[Any]:
-    ops: list[Any] = []
-    operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
-    return ops
-
-
 def _knock_out(op: Any, module: Any, index: int) -> None:
     """Replace `op` by a call to an external function that takes and returns what it does."""
     from torch_mlir.dialects import func
@@ -76,13 +71,13 @@ def _message(diag: Diagnostic) -> str:
 
 def rejected(module: Any) -> list[tuple[Any, str]]:
     """(op, IREE's reason) for every op the input conversion rejects; [] when it takes all."""
-    originals = _walk(module)
+    originals = ops_in(module)
     with module.context, ir.Location.unknown():
         buffer = tempfile.SpooledTemporaryFile()
         module.write_bytecode(buffer)
         buffer.seek(0)
         copy = ir.Module.parse(buffer.read()).operation
-        marked = _walk(copy)
+        marked = ops_in(copy)
         for index, op in enumerate(marked):
             if op.name not in _UNMARKED:
                 op.location = ir.Location.file(_MARK, index + 1, 1)

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from shlo.ir_edit import erase_arguments, functions
 from shlo.ir_io import IRModule
 
 SCOPE = "model"
@@ -31,12 +32,7 @@ def externalize(module: IRModule, names: list[str], function: str = "main") -> N
     ir = module.world.ir
     module.context.allow_unregistered_dialects = True
     body = module.operation.regions[0].blocks[0]
-    (main,) = [
-        op
-        for op in body.operations
-        if op.operation.name == "func.func"
-        and ir.StringAttr(op.attributes["sym_name"]).value == function
-    ]
+    main = functions(module.operation)[function]
     entry = main.regions[0].blocks[0]
     with module.context, ir.Location.unknown():
         for index, name in enumerate(names):
@@ -62,12 +58,7 @@ def externalize(module: IRModule, names: list[str], function: str = "main") -> N
                     attributes={"global": ir.FlatSymbolRefAttr.get(symbol)},
                 )
             argument.replace_all_uses_with(load.result)
-        for index in reversed(range(len(names))):
-            entry.erase_argument(index)
-        signature = ir.TypeAttr(main.attributes["function_type"]).value
-        main.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get([a.type for a in entry.arguments], list(signature.results))
-        )
+        erase_arguments(main, range(len(names)))
 
 
 def _quoted(name: str) -> str:

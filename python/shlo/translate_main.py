@@ -69,7 +69,7 @@ def parse_args_list(text: str, context: Any) -> list[Any]:
 def _targets(module: Any, arguments: list[Any]) -> list[str]:
     """@main when arguments are given (checked against its signature), else every function
     that takes none, as stablehlo-translate runs a test file."""
-    from shlo.interpreter import functions
+    from shlo.ir_edit import functions
     from shlo.stablehlo_world import ir
 
     named = functions(module)
@@ -99,10 +99,10 @@ def interpret(
         _line_column,
         as_main,
         evaluate_check,
-        functions,
         run_isolated,
         unsupported_ops,
     )
+    from shlo.ir_edit import functions
 
     targets = _targets(module, arguments)
     complex_results = [
