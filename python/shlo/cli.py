@@ -309,6 +309,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
+    except OSError as error:  # an output that cannot be written, a folder that cannot be made
+        print(f"{PROG}: {_os_problem(error)}", file=sys.stderr)
+        return 1
+
+
+def _os_problem(error: OSError) -> str:
+    """The user's path in the message, not the scratch file shlo writes beside it."""
+    path = Path(error.filename) if error.filename else None
+    if path is not None and not path.parent.exists():
+        return f"cannot write to {path.parent}: the folder does not exist"
+    return f"{error.filename}: {error.strerror}" if path is not None else str(error)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,10 @@ def test_cnn_bundle_runs_on_vulkan_and_through_the_cli(tmp_path: Path) -> None:
     assert main([*argv, "--expected-output", f"@{tmp_path / 'want.npy'}"]) == 0
     assert main(["compile", str(tmp_path / "cnn"), "-o", str(tmp_path / "cnn.vmfb")]) == 0
     assert (tmp_path / "cnn.vmfb").stat().st_size > 0
+    argv = ["import", "shlo.models:MLP", "--input", "8x64xf32", "--bundle", str(tmp_path / "mlp")]
+    assert main(argv) == 0
+    assert (tmp_path / "mlp" / "functions" / "forward.meta").is_file()
+    assert sorted(p.name for p in (tmp_path / "mlp" / "data").iterdir())[0] == "net.0.bias"
 
 
 # A bundle as torch_xla writes it, made by hand: state_dict keys as file names, a constant

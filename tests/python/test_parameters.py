@@ -76,3 +76,29 @@ def test_a_failed_compile_leaves_no_archive_behind(tmp_path: Path) -> None:
         compile_module(module, parameters=archive)
     assert archive.read_bytes() == b"the previous archive"
     assert [p.name for p in tmp_path.iterdir()] == ["weights.irpa"]
+
+
+def test_cli_compiles_to_an_archive_and_runs_with_it(tmp_path: Path, capsys) -> None:
+    import numpy as np
+
+    from shlo.cli import main
+
+    model, x = MLP().eval(), torch.randn(8, 64)
+    (tmp_path / "m.mlir").write_text(flatten(import_model(model, (x,)).module).text())
+    np.save(tmp_path / "x.npy", x.numpy())
+    with torch.no_grad():
+        np.save(tmp_path / "want.npy", model(x).numpy())
+    vmfb, archive = str(tmp_path / "m.vmfb"), str(tmp_path / "w.irpa")
+    assert main(["compile", str(tmp_path / "m.mlir"), "-o", vmfb, "--parameters", archive]) == 0
+    run = ["run", vmfb, "--input", f"@{tmp_path / 'x.npy'}"]
+    assert (
+        main([*run, "--parameters", archive, "--expected-output", f"@{tmp_path / 'want.npy'}"]) == 0
+    )
+    capsys.readouterr()
+    assert main(run) == 1
+    assert "reads its weights from a parameter archive" in capsys.readouterr().err
+    missing = str(tmp_path / "no" / "w.irpa")
+    assert main(["compile", str(tmp_path / "m.mlir"), "-o", vmfb, "--parameters", missing]) == 1
+    assert (
+        f"cannot write to {tmp_path / 'no'}: the folder does not exist" in capsys.readouterr().err
+    )
