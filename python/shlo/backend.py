@@ -8,16 +8,17 @@ GPU names IREE 3.13 cannot compile fail with a message and a working alternative
 from __future__ import annotations
 
 import enum
-import os
 import shlex
 import subprocess
 import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from shlo import cache
 from shlo.diagnostics import Diagnostic, format_all, parse_printed
 from shlo.native_tools import tool_path
+from shlo.output import atomic_path
 
 # Host-tuned llvm-cpu: without target-cpu=host IREE runs 4-10x slower than eager here;
 # aggressive fusion at O2/O3 overflowed IREE's 32 KiB stack on LayerNorm dispatches.
@@ -190,21 +191,12 @@ def compile_bytecode(
     entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
     if entry and (vmfb := cache.lookup(entry)) is not None:
         return Compiled(vmfb, target, tuple(map(tuple, shown)), cached=True)
-    with tempfile.TemporaryDirectory(prefix="shlo-compile-") as scratch:
+    archive = atomic_path(destination) if destination is not None else nullcontext(None)
+    with tempfile.TemporaryDirectory(prefix="shlo-compile-") as scratch, archive as partial:
         (Path(scratch) / f"{name}.mlirbc").write_bytes(module_bytecode)
-        partial = None
-        if destination is not None:
-            handle, partial = tempfile.mkstemp(dir=destination.parent, suffix=".irpa.partial")
-            os.close(handle)
-        try:
-            for tool, *arguments in _steps(name, flags, partial):
-                _run([str(tool_path(tool)), *arguments], target, scratch)
-            vmfb = (Path(scratch) / f"{name}.vmfb").read_bytes()
-            if partial is not None:
-                os.replace(partial, destination)
-        finally:
-            if partial is not None and os.path.exists(partial):
-                os.unlink(partial)
+        for tool, *arguments in _steps(name, flags, str(partial) if partial else None):
+            _run([str(tool_path(tool)), *arguments], target, scratch)
+        vmfb = (Path(scratch) / f"{name}.vmfb").read_bytes()
     if entry:
         cache.store(entry, vmfb)
     return Compiled(vmfb, target, tuple(map(tuple, shown)))

@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
-import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
+
+from shlo.output import OutputError, atomic_path
 
 _IN_MEMORY = 16  # entries
 
@@ -84,15 +85,10 @@ def store(entry: str, vmfb: bytes) -> None:
     folder = directory()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, scratch = tempfile.mkstemp(dir=folder, suffix=".partial")
-    except OSError:
+        with atomic_path(folder / f"{entry}.vmfb") as scratch:
+            scratch.write_bytes(vmfb)
+    except (OSError, OutputError):
         return
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(vmfb)
-        os.replace(scratch, folder / f"{entry}.vmfb")
-    except OSError:
-        Path(scratch).unlink(missing_ok=True)
 
 
 def _remember(entry: str, vmfb: bytes) -> None:

@@ -293,6 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from shlo.bundle import BundleError
     from shlo.frontend import FrontendError
     from shlo.interpreter import InterpreterError
+    from shlo.output import OutputError
     from shlo.source import InputError
 
     args = build_parser().parse_args(argv)
@@ -306,20 +307,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         InputError,
         InterpreterError,
         BundleError,
+        OutputError,
     ) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
-    except OSError as error:  # an output that cannot be written, a folder that cannot be made
-        print(f"{PROG}: {_os_problem(error)}", file=sys.stderr)
+    except OSError as error:  # a bundle folder that cannot be made, a file that cannot be read
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"{PROG}: {where}{error.strerror}", file=sys.stderr)
         return 1
-
-
-def _os_problem(error: OSError) -> str:
-    """The user's path in the message, not the scratch file shlo writes beside it."""
-    path = Path(error.filename) if error.filename else None
-    if path is not None and not path.parent.exists():
-        return f"cannot write to {path.parent}: the folder does not exist"
-    return f"{error.filename}: {error.strerror}" if path is not None else str(error)
 
 
 if __name__ == "__main__":

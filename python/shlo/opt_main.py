@@ -100,11 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(version_text())
         return 0
+    from shlo.output import OutputError
     from shlo.source import InputError
 
     try:
         return _run(args)
-    except (UsageError, InputError) as error:
+    except (UsageError, InputError, OutputError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

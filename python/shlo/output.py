@@ -5,9 +5,42 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
+
+
+class OutputError(RuntimeError):
+    """An output that cannot be written where it was asked for (no such folder, no permission)."""
+
+
+def _scratch_beside(target: Path) -> tuple[int, Path]:
+    """A new temporary file in `target`'s folder (so the final rename stays on one device)."""
+    try:
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as error:
+        if not target.parent.is_dir():
+            reason = f"the folder {target.parent} does not exist"
+            raise OutputError(f"cannot write {target}: {reason}") from None
+        raise OutputError(f"cannot write {target}: {error.strerror}") from None
+    return fd, Path(name)
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A scratch path beside `path` for a tool that writes files by name: renamed over `path`
+    when the block ends normally, removed when it raises."""
+    target = Path(path)
+    fd, scratch = _scratch_beside(target)
+    os.close(fd)
+    try:
+        yield scratch
+        scratch.chmod(_final_mode(target))
+        os.replace(scratch, target)
+    finally:
+        scratch.unlink(missing_ok=True)
 
 
 class AtomicOutput:
@@ -32,10 +65,7 @@ class AtomicOutput:
         if target.exists() and not target.is_file():
             self.stream = open(target, "wb")  # noqa: SIM115 (closed in __exit__)
         else:
-            fd, scratch = tempfile.mkstemp(
-                dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-            )
-            self._scratch = Path(scratch)
+            fd, self._scratch = _scratch_beside(target)
             self.stream = os.fdopen(fd, "wb")
         self._owned = True
         return self

@@ -11,8 +11,6 @@ grow with the weights.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +18,7 @@ import torch
 
 from shlo.ir_edit import erase_arguments, functions
 from shlo.ir_io import IRModule
+from shlo.output import atomic_path
 
 SCOPE = "model"
 
@@ -74,12 +73,5 @@ def write_archive(weights: dict[str, torch.Tensor], path: str | Path) -> None:
     index = ireert.ParameterIndex()
     for name, tensor in weights.items():
         index.add_buffer(name, np.ascontiguousarray(_to_numpy(tensor)))
-    destination = Path(path).resolve()
-    handle, partial = tempfile.mkstemp(dir=destination.parent, suffix=".irpa.partial")
-    os.close(handle)
-    try:
-        index.create_archive_file(partial)
-        os.replace(partial, destination)
-    finally:
-        if os.path.exists(partial):
-            os.unlink(partial)
+    with atomic_path(path) as scratch:
+        index.create_archive_file(str(scratch))

@@ -235,13 +235,21 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     from shlo.check_dialect import CheckSyntaxError
     from shlo.interpreter import InterpreterError
+    from shlo.output import OutputError
     from shlo.portable import PortableError
     from shlo.source import InputError
 
     args = build_parser().parse_args(argv)
     try:
         return _run(args)
-    except (TranslateError, InputError, InterpreterError, CheckSyntaxError, PortableError) as error:
+    except (
+        TranslateError,
+        InputError,
+        InterpreterError,
+        CheckSyntaxError,
+        PortableError,
+        OutputError,
+    ) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 1
 

@@ -10,6 +10,11 @@
 // RUN: cp %s %t.same.mlir
 // RUN: shlo-opt %t.same.mlir --canonicalize -o %t.same.mlir
 // RUN: filecheck %s --check-prefix=GOOD < %t.same.mlir
+// An output folder that does not exist is one line and exit 1, from every tool.
+// RUN: not shlo-opt %s -o %t.nowhere/out.mlir 2>&1 | filecheck %s --check-prefix=NOFOLDER
+// RUN: not shlo-translate %s --serialize -o %t.nowhere/out.vhlo 2>&1 | filecheck %s --check-prefix=NOFOLDER
+// NOFOLDER: cannot write {{.*}}.nowhere/out.{{mlir|vhlo}}: the folder {{.*}}.nowhere does not exist
+// NOFOLDER-NOT: Traceback
 
 // ERR: malformed.mlir:3:26: error: use of undeclared SSA value name
 // ERR: shlo-opt: {{.*}}.out left as it was
