@@ -2,11 +2,13 @@
 never enter the IR (an IREE parameter archive, .irpa), in the same run.
 
 Models are stacks of square linear layers from ~8 MB to ~2 GB of f32 weights.  Each
-configuration runs in a fresh process (so peak RSS is its own): import (torch.export + torch-mlir
-+ flatten), compile (llvm-cpu), one call checked against eager.  Printed: seconds per stage,
-peak RSS of the largest process (the Python driver or iree-compile) and its ratio to the weight
-bytes, .vmfb and .irpa sizes.  Goal: with an archive, compile time and memory stay roughly flat
-and peak memory under 1.5x the weights.
+configuration runs as a deployment would, in two fresh processes: the build (torch.export +
+torch-mlir + flatten, then compile for llvm-cpu, with iree-compile and IREE's parameter encoder
+as its children) holding the PyTorch model, then the run (load the .vmfb and its archives, call
+it, check against eager's output) without it.  Printed: seconds per stage, each process's peak
+RSS (the build's includes its children) and its ratio to the weight bytes, the median call
+time, and .vmfb and archive sizes.  Goal: with an archive, compile time and memory stay roughly
+flat and peak memory under 1.5x the weights in every process.
 
     .venv/bin/python benchmarks/bench_scale.py [--sizes 8M,128M,512M,2G]
 """
@@ -26,82 +28,108 @@ from pathlib import Path
 SIZES = {"8M": (1024, 2), "128M": (2048, 8), "512M": (4096, 8), "2G": (8192, 8)}
 
 
-def _worker(width: int, depth: int, mode: str, scratch: str) -> dict:
+def _peak_mb(who: int) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def _build(width: int, depth: int, mode: str, scratch: Path) -> dict:
+    """Import and compile; the .vmfb, the input and eager's output are left in `scratch`."""
+    import numpy as np
     import torch
 
-    from shlo.api import CompiledModel, compile_module, flatten
+    from shlo.api import compile_module, flatten
     from shlo.frontend import import_model
-    from shlo.runtime import LoadedModule
 
     torch.manual_seed(0)
     layers = [torch.nn.Linear(width, width, bias=False) for _ in range(depth)]
     model = torch.nn.Sequential(*layers).eval()
     x = torch.randn(4, width)
+    with torch.no_grad():
+        np.save(scratch / "expected.npy", model(x).numpy())
+    np.save(scratch / "x.npy", x.numpy())
     start = time.perf_counter()
     external = mode == "archive"
     imported = import_model(model, (x,), weights="external" if external else "inline")
     imported.module = flatten(imported.module)
     imported_at = time.perf_counter()
-    archive = Path(scratch) / "weights.irpa" if external else None
+    archive = scratch / "weights.irpa" if external else None
     compiled = compile_module(
         imported.module, "llvm-cpu", parameters=archive, weights=imported.weights
     )
     compiled_at = time.perf_counter()
-    run = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, "local-task", archive))
-    with torch.no_grad():
-        error = float((run(x) - model(x)).abs().max())
+    (scratch / "model.vmfb").write_bytes(compiled.vmfb)
     return {
         "import_s": imported_at - start,
         "compile_s": compiled_at - imported_at,
         "vmfb_mb": len(compiled.vmfb) / 2**20,
-        "irpa_mb": archive.stat().st_size / 2**20 if archive else 0.0,
-        "max_abs_error": error,
+        "irpa_mb": sum(p.stat().st_size for p in scratch.glob("*.irpa")) / 2**20,
+        "build_peak_mb": max(_peak_mb(resource.RUSAGE_SELF), _peak_mb(resource.RUSAGE_CHILDREN)),
+    }
+
+
+def _run(scratch: Path) -> dict:
+    """Load the compiled model and its archives, call it, compare with eager's output."""
+    import numpy as np
+
+    from shlo.runtime import LoadedModule
+    from shlo.timing import median_ms
+
+    archive = scratch / "weights.irpa"
+    loaded = LoadedModule(
+        scratch / "model.vmfb", "local-task", archive if archive.exists() else None
+    )
+    x = np.load(scratch / "x.npy")
+    (output,) = loaded("main", x)
+    return {
+        "max_abs_error": float(np.abs(output - np.load(scratch / "expected.npy")).max()),
+        "call_ms": median_ms(lambda: loaded("main", x), runs=10),
+        "run_peak_mb": _peak_mb(resource.RUSAGE_SELF),
     }
 
 
 def _measure(size: str, mode: str) -> dict:
-    """One configuration in a child process; its peak RSS read from this process's children."""
+    """One configuration: its build, then its run, each in a fresh process."""
     width, depth = SIZES[size]
+    result = {"weights_mb": depth * width * width * 4 / 2**20}
     with tempfile.TemporaryDirectory(prefix="shlo-scale-") as scratch:
-        command = [sys.executable, __file__, "--worker", f"{width},{depth},{mode},{scratch}"]
-        done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        return {"failed": done.stderr.strip().splitlines()[-1] if done.stderr else "died"}
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    result["weights_mb"] = depth * width * width * 4 / 2**20
+        for stage in (f"--build={width},{depth},{mode},{scratch}", f"--run={scratch}"):
+            done = subprocess.run([sys.executable, __file__, stage], capture_output=True, text=True)
+            if done.returncode != 0:
+                lines = done.stderr.strip().splitlines()
+                return {"failed": lines[-1] if lines else "died"}
+            result.update(json.loads(done.stdout.strip().splitlines()[-1]))
     return result
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="8M,128M,512M,2G")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--build", help=argparse.SUPPRESS)
+    parser.add_argument("--run", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
-        width, depth, mode, scratch = args.worker.split(",")
-        print(json.dumps(_worker(int(width), int(depth), mode, scratch)))
+    if args.build:
+        width, depth, mode, scratch = args.build.split(",")
+        print(json.dumps(_build(int(width), int(depth), mode, Path(scratch))))
         return 0
-    if args.one:  # a fresh parent per configuration: RUSAGE_CHILDREN keeps the maximum
-        print(json.dumps(_measure(*args.one.split(","))))
+    if args.run:
+        print(json.dumps(_run(Path(args.run))))
         return 0
     print(
-        f"{'weights':>8} {'mode':<8}{'import s':>9}{'compile s':>10}{'peak MB':>9}"
-        f"{'peak/weights':>13}{'vmfb MB':>9}{'irpa MB':>9}{'max err':>9}"
+        f"{'weights':>8} {'mode':<8}{'import s':>9}{'compile s':>10}{'build MB':>14}"
+        f"{'run MB':>14}{'call ms':>9}{'vmfb MB':>9}{'irpa MB':>9}{'max err':>9}"
     )
     for size in args.sizes.split(","):
         for mode in ("inline", "archive"):
-            command = [sys.executable, __file__, "--one", f"{size},{mode}"]
-            done = subprocess.run(command, capture_output=True, text=True)
-            r = json.loads(done.stdout.strip().splitlines()[-1])
+            r = _measure(size, mode)
             if "failed" in r:
                 print(f"{size:>8} {mode:<8}failed: {r['failed'][:100]}")
                 continue
+            build, run, weights = r["build_peak_mb"], r["run_peak_mb"], r["weights_mb"]
             print(
-                f"{r['weights_mb']:>6.0f}MB {mode:<8}{r['import_s']:>9.1f}{r['compile_s']:>10.1f}"
-                f"{r['peak_mb']:>9.0f}{r['peak_mb'] / r['weights_mb']:>12.2f}x"
-                f"{r['vmfb_mb']:>9.1f}{r['irpa_mb']:>9.1f}{r['max_abs_error']:>9.1e}",
+                f"{weights:>6.0f}MB {mode:<8}{r['import_s']:>9.1f}{r['compile_s']:>10.1f}"
+                f"{build:>7.0f} {build / weights:>5.2f}x{run:>7.0f} {run / weights:>5.2f}x"
+                f"{r['call_ms']:>9.2f}{r['vmfb_mb']:>9.1f}{r['irpa_mb']:>9.1f}"
+                f"{r['max_abs_error']:>9.1e}",
                 flush=True,
             )
     return 0

@@ -6,6 +6,7 @@ from shlo.passes import (
     flatten,
     narrow_sort_indices,
     op_stats,
+    patchify_convolutions,
     strip_data,
 )
 
@@ -15,5 +16,6 @@ __all__ = [
     "flatten",
     "narrow_sort_indices",
     "op_stats",
+    "patchify_convolutions",
     "strip_data",
 ]

@@ -9,6 +9,7 @@ Stages, in the order data flows: `import_model` (frontend) -> `flatten` / `run_p
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,13 +31,14 @@ from shlo.runtime import LoadedModule
 from shlo.world import ContextPolicy
 
 FLATTEN = "builtin.module(inline, symbol-dce, canonicalize)"
-# Rewrites that steer around iree-compile 3.13 failures, run on a copy before compiling.
-IREE_PREPARE = "builtin.module(shlo-narrow-sort-indices)"
+# Rewrites that steer around iree-compile 3.13 failures and slow paths, run on a copy before
+# compiling.
+IREE_PREPARE = "builtin.module(shlo-narrow-sort-indices, shlo-patchify-convolutions)"
 # Dynamic shapes: torch-mlir's shape computations in StableHLO, then the broadcast dims they
 # prove cannot expand, which IREE needs to lower dynamic_broadcast_in_dim.
 IREE_PREPARE_DYNAMIC = (
     "builtin.module(func.func(shape-legalize-to-stablehlo), reconcile-unrealized-casts, "
-    "canonicalize, shlo-annotate-broadcasts, shlo-narrow-sort-indices)"
+    "canonicalize, shlo-annotate-broadcasts, shlo-narrow-sort-indices, shlo-patchify-convolutions)"
 )
 
 
@@ -98,14 +100,21 @@ def compile_module(
     dynamic = "?" in _interface(module)
     prepared = run_pipeline(module, IREE_PREPARE_DYNAMIC if dynamic else IREE_PREPARE)
     target = Target.get(target)
-    flags = (*_workaround_flags(prepared, target), *extra_flags)
+    flags = (*_workaround_flags(prepared, target, extra_flags), *extra_flags)
     keep_f64 = _interface_uses(prepared, "f64")
     if weights is not None:
         externalize(prepared, list(weights))
-        write_archive(weights, parameters)
         # IREE's parameter attributes are unregistered here: iree-compile reads them as text.
         source = prepared.text(PrintOptions(debug_info=True)).encode()
-        return compile_bytecode(source, target, cuda=cuda, extra_flags=flags, keep_f64=keep_f64)
+        return compile_bytecode(
+            source,
+            target,
+            cuda=cuda,
+            extra_flags=flags,
+            keep_f64=keep_f64,
+            parameters=parameters,
+            write_weights=functools.partial(write_archive, weights),
+        )
     identity = run_pipeline(prepared, "builtin.module(strip-debuginfo)") if use_cache else None
     return compile_bytecode(
         prepared.to_bytecode(),
@@ -124,21 +133,38 @@ _NO_CONSTANT_INLINING = "--iree-flow-inline-constants-max-byte-length=0"
 # IREE's default Vulkan target has no Int64 (a causal mask's index arithmetic fails to
 # legalize); computing inside in i32 works when no i64 crosses the interface.
 _DEMOTE_I64 = "--iree-input-demote-i64-to-i32"
+# IREE's default Vulkan target (VP_ANDROID_baseline_2022) has no 16-bit types, and its f16
+# emulation computes wrong numbers (an f16 add is off, tanh gives 0). f16 programs ask for
+# 16-bit storage and arithmetic instead, which desktop drivers and lavapipe have.
+_VULKAN_F16 = (
+    "--iree-vulkan-target-features=spirv:v1.3,cap:Shader,cap:Float16,"
+    "cap:StorageBuffer16BitAccess,ext:SPV_KHR_16bit_storage"
+)
 
 
-def _workaround_flags(module: IRModule, target: Target) -> list[str]:
+def _workaround_flags(module: IRModule, target: Target, extra_flags: tuple[str, ...]) -> list[str]:
     """iree-compile flags this module needs to steer around known IREE 3.13 failures."""
+    uses = _types_used(module)
     flags = []
     if target is Target.VULKAN and not _interface_uses(module, "i64"):
         flags.append(_DEMOTE_I64)
-    return flags + _bf16_flags(module)
+    vulkan_target_given = any(flag.startswith("--iree-vulkan-target") for flag in extra_flags)
+    if target is Target.VULKAN and "f16" in uses and not vulkan_target_given:
+        flags.append(_VULKAN_F16)
+    if "bf16 constant" in uses:
+        flags.append(_NO_CONSTANT_INLINING)
+    return flags
 
 
-def _bf16_flags(module: IRModule) -> list[str]:
+def _types_used(module: IRModule) -> set[str]:
+    """Which of the element types the workarounds care about the module computes with:
+    "f16" (any op result) and "bf16 constant" (a bf16 dense_resource constant)."""
     ir = module.world.ir
-    found: list[bool] = []
+    found: set[str] = set()
 
     def visit(op: Any) -> Any:
+        if any(re.search(r"(?:^|[x<])f16\b", str(result.type)) for result in op.results):
+            found.add("f16")
         value = constant_value(op)
         if value is not None:
             try:  # attributes come back undowncast: the cast is the type test
@@ -146,12 +172,11 @@ def _bf16_flags(module: IRModule) -> list[str]:
             except ValueError:
                 return ir.WalkResult.ADVANCE
             if str(resource.type).endswith("xbf16>"):
-                found.append(True)
-                return ir.WalkResult.INTERRUPT
+                found.add("bf16 constant")
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    return [_NO_CONSTANT_INLINING] if found else []
+    return found
 
 
 def _interface(module: IRModule) -> str:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import enum
 import shlex
 import subprocess
+import sys
 import tempfile
-from contextlib import nullcontext
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,7 +135,28 @@ class Compiled:
 
 # Constants at least this big go to the parameter archive; smaller ones stay in the .vmfb.
 PARAMETER_MINIMUM_BYTES = 4096
+# The scope of the weights as exported, and of the packed copies IREE's encoder makes of them.
 PARAMETER_SCOPE = "model"
+ENCODED_SCOPE = "encoded"
+_ENCODER = (
+    "--iree-parameter-encoder-output-file=encoder.mlir",
+    f"--iree-parameter-encoder-output-scope={ENCODED_SCOPE}",
+    "--iree-parameter-encoder-mode=overlay",
+)
+
+
+def encodes_parameters(target: Target) -> bool:
+    """Whether `target`'s weights also get an archive of the packed copies IREE's data tiling
+    makes (llvm-cpu).  Packing them at load kept the mapped archive and a packed copy in memory
+    at once (2.1x the weights); IREE's encoder module packs them once, during compilation, and
+    loading maps the packed archive as it is."""
+    return target is Target.LLVM_CPU
+
+
+def encoded_archive(archive: str | Path) -> Path:
+    """Where the packed copies of `archive`'s weights go: `w.irpa` -> `w.encoded.irpa`."""
+    path = Path(archive)
+    return path.with_name(f"{path.stem}.{ENCODED_SCOPE}{path.suffix or '.irpa'}")
 
 
 def _run(command: list[str], target: Target, folder: str) -> None:
@@ -141,23 +164,49 @@ def _run(command: list[str], target: Target, folder: str) -> None:
     if done.returncode != 0:
         diagnostics = parse_printed(done.stderr)
         detail = format_all(diagnostics, {}) if diagnostics else done.stderr
-        raise CompileError(
-            f"{Path(command[0]).name} failed for {target.value}:\n{detail.strip()}", diagnostics
+        tool = command[2] if command[0] == sys.executable else Path(command[0]).name
+        raise CompileError(f"{tool} failed for {target.value}:\n{detail.strip()}", diagnostics)
+
+
+def _execute(steps: list[list[str]], target: Target, folder: str) -> None:
+    for tool, *arguments in steps:
+        executable = sys.executable if tool == "python" else str(tool_path(tool))
+        _run([executable, *arguments], target, folder)
+
+
+def _steps(
+    name: str, flags: list[str], archive: str | None, export: bool, encoding: bool
+) -> list[list[str]]:
+    """The commands, run in a scratch folder on `name`.mlirbc.  `archive`: the .irpa to write;
+    `export`: the weights are still constants of the module (else the module reads them from
+    `archive`, written already); `encoding`: also write IREE's encoder module for them."""
+    source, resume, steps = f"{name}.mlirbc", [], []
+    if export:
+        pipeline = (
+            "builtin.module(iree-flow-outline-constants, iree-io-export-parameters{"
+            f"path={PARAMETER_SCOPE}={archive} minimum-size={PARAMETER_MINIMUM_BYTES}}})"
         )
+        steps += [
+            ["iree-compile", source, *flags, "--compile-to=input", "-o", "input.mlirbc"],
+            ["iree-opt", "input.mlirbc", f"--pass-pipeline={pipeline}", "-o", "exported.mlirbc"],
+        ]
+        source, resume = "exported.mlirbc", ["--compile-from=input"]
+    encoder = list(_ENCODER) if encoding else []
+    return [*steps, ["iree-compile", source, *flags, *resume, *encoder, "-o", f"{name}.vmfb"]]
 
 
-def _steps(name: str, flags: list[str], archive: str | None) -> list[list[str]]:
-    """The commands, run in a scratch folder on `name`.mlirbc; `archive`: the .irpa to write."""
-    if archive is None:
-        return [["iree-compile", f"{name}.mlirbc", *flags, "-o", f"{name}.vmfb"]]
-    export = (
-        "builtin.module(iree-flow-outline-constants, iree-io-export-parameters{"
-        f"path={PARAMETER_SCOPE}={archive} minimum-size={PARAMETER_MINIMUM_BYTES}}})"
-    )
+def _encode_steps(flags: list[str], archive: str, encoded: str) -> list[list[str]]:
+    """Compile the encoder module and run it: `archive`'s weights, packed, into `encoded`."""
     return [
-        ["iree-compile", f"{name}.mlirbc", *flags, "--compile-to=input", "-o", "input.mlirbc"],
-        ["iree-opt", "input.mlirbc", f"--pass-pipeline={export}", "-o", "exported.mlirbc"],
-        ["iree-compile", "exported.mlirbc", *flags, "--compile-from=input", "-o", f"{name}.vmfb"],
+        ["iree-compile", "encoder.mlir", *flags, "-o", "encoder.vmfb"],
+        [
+            "python",
+            "-m",
+            "shlo.encode_parameters",
+            "--module=encoder.vmfb",
+            f"--parameters={PARAMETER_SCOPE}={archive}",
+            f"--output={ENCODED_SCOPE}={encoded}",
+        ],
     ]
 
 
@@ -171,6 +220,7 @@ def compile_bytecode(
     keep_f64: bool = False,
     cache_as: bytes | None = None,
     parameters: str | Path | None = None,
+    write_weights: Callable[[Path], None] | None = None,
 ) -> Compiled:
     """Compile StableHLO (bytecode or text) for `target` with iree-compile.
 
@@ -180,22 +230,42 @@ def compile_bytecode(
 
     `parameters`: write the weights to this IREE parameter archive (.irpa) instead of the
     .vmfb.  They are exported after IREE's input conversion, as globals, so the weight-only
-    work IREE hoists (transposes, packing) still runs once at load, not on every call.  The
-    archive is written beside its destination and renamed into place when all went well.
+    work IREE hoists (transposes, packing) is not redone on every call; on llvm-cpu IREE's
+    encoder packs them into a second archive beside it (`encodes_parameters`).
+    `write_weights`: the module already reads its weights from parameters and this writes
+    their archive to the path it is given.  Archives are written beside their destination and
+    renamed into place when all went well.
     """
     target = Target.get(target)
     flags = [*target_flags(target, cuda, keep_f64), *extra_flags]
     name = source_name
     destination = Path(parameters).resolve() if parameters is not None else None
-    shown = _steps(name, flags, destination.name if destination else None)
+    export = destination is not None and write_weights is None
+    packed = encoded_archive(destination) if destination and encodes_parameters(target) else None
+    shown = _steps(name, flags, destination and destination.name, export, packed is not None)
+    if packed:
+        shown += _encode_steps(flags, destination.name, packed.name)
     entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
     if entry and (vmfb := cache.lookup(entry)) is not None:
         return Compiled(vmfb, target, tuple(map(tuple, shown)), cached=True)
-    archive = atomic_path(destination) if destination is not None else nullcontext(None)
-    with tempfile.TemporaryDirectory(prefix="shlo-compile-") as scratch, archive as partial:
+    folder = tempfile.TemporaryDirectory(prefix="shlo-compile-")
+    with folder as scratch, ExitStack() as outputs:
+        archive = outputs.enter_context(atomic_path(destination)) if destination else None
         (Path(scratch) / f"{name}.mlirbc").write_bytes(module_bytecode)
-        for tool, *arguments in _steps(name, flags, str(partial) if partial else None):
-            _run([str(tool_path(tool)), *arguments], target, scratch)
+        if write_weights is not None:
+            write_weights(archive)
+        _execute(
+            _steps(name, flags, archive and str(archive), export, bool(packed)), target, scratch
+        )
+        if packed and (Path(scratch) / "encoder.mlir").is_file():
+            encoded = outputs.enter_context(atomic_path(packed))
+            _execute(_encode_steps(flags, str(archive), str(encoded)), target, scratch)
+        elif packed:  # no weights went to the archive: nothing to pack
+            packed.unlink(missing_ok=True)  # an earlier compile's, of other weights
+        if archive and archive.stat().st_size == 0:  # IREE writes none without weights
+            from shlo.parameters import write_archive
+
+            write_archive({}, archive)
         vmfb = (Path(scratch) / f"{name}.vmfb").read_bytes()
     if entry:
         cache.store(entry, vmfb)

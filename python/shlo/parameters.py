@@ -4,9 +4,9 @@ model's own tensors.
 A module imported with `weights="external"` takes its weights as @main's leading arguments.
 Each becomes an `ml_program.global` whose value is `#stream.parameter.named<"model"::"KEY">`
 (KEY: the state_dict key), loaded where the argument was used; the archive (.irpa) is written
-straight from the tensors.  IREE still hoists the weight-only work (transposes, packing) to
-load time, so calls run as fast as with inline constants, and compile time and memory no longer
-grow with the weights.
+straight from the tensors.  IREE still hoists the weight-only work (transposes, packing) out of
+the calls (on llvm-cpu its encoder packs the archive during compilation), so calls run as fast
+as with inline constants, and compile time and memory no longer grow with the weights.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from shlo.backend import PARAMETER_SCOPE
 from shlo.ir_edit import erase_arguments, functions
 from shlo.ir_io import IRModule
 from shlo.output import atomic_path
-
-SCOPE = "model"
 
 
 def externalize(module: IRModule, names: list[str], function: str = "main") -> None:
@@ -38,7 +37,7 @@ def externalize(module: IRModule, names: list[str], function: str = "main") -> N
             argument = entry.arguments[index]
             symbol = f"__shlo_parameter_{index}"
             reference = ir.Attribute.parse(
-                f'#stream.parameter.named<"{SCOPE}"::{_quoted(name)}> : {argument.type}'
+                f'#stream.parameter.named<"{PARAMETER_SCOPE}"::{_quoted(name)}> : {argument.type}'
             )
             with ir.InsertionPoint.at_block_begin(body):
                 ir.Operation.create(

@@ -121,20 +121,27 @@ class LoadedModule:
         try:
             self._context.add_vm_module(self._module)
         except (RuntimeError, ValueError) as error:
-            raise RunError(_registration_failure(str(error), device)) from None
+            raise RunError(_registration_failure(str(error), device, parameters)) from None
         self.device = self._context.config.device
         self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
 
     def _parameter_module(self, path: str | Path) -> Any:
-        from shlo.backend import PARAMETER_SCOPE
+        """The weights under the scope the compiled module reads them from, and their packed
+        copies (the archive beside, `w.encoded.irpa`, written by llvm-cpu compiles)."""
+        from shlo.backend import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archive
 
-        index = ireert.ParameterIndex()
-        try:
-            index.load(str(path))
-        except (OSError, RuntimeError, ValueError) as error:
-            raise RunError(f"cannot read the parameter archive {path}: {error}") from None
-        provider = index.create_provider(scope=PARAMETER_SCOPE)
-        return ireert.create_io_parameters_module(self._context.instance, provider)
+        archives = {PARAMETER_SCOPE: Path(path)}
+        if encoded_archive(path).is_file():
+            archives[ENCODED_SCOPE] = encoded_archive(path)
+        providers = []
+        for scope, archive in archives.items():
+            index = ireert.ParameterIndex()
+            try:
+                index.load(str(archive))
+            except (OSError, RuntimeError, ValueError) as error:
+                raise RunError(f"cannot read the parameter archive {archive}: {error}") from None
+            providers.append(index.create_provider(scope=scope))
+        return ireert.create_io_parameters_module(self._context.instance, *providers)
 
     @property
     def function_names(self) -> list[str]:
@@ -237,8 +244,15 @@ class LoadedModule:
         )
 
 
-def _registration_failure(message: str, device: str) -> str:
+def _registration_failure(message: str, device: str, parameters: str | Path | None) -> str:
     """Why IREE would not load the module, in the user's terms."""
+    if "scopes like 'encoded'" in message and parameters is not None:
+        from shlo.backend import encoded_archive
+
+        return (
+            f"this module reads the packed copies of its weights from {encoded_archive(parameters)}"
+            f", which its compile wrote beside {parameters}; that file is missing"
+        )
     if "io_parameters" in message:
         return (
             "this module reads its weights from a parameter archive (.irpa): load it with "

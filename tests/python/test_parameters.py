@@ -101,3 +101,44 @@ def test_cli_compiles_to_an_archive_and_runs_with_it(tmp_path: Path, capsys) -> 
     assert main(["compile", str(tmp_path / "m.mlir"), "-o", vmfb, "--parameters", missing]) == 1
     message = f"cannot write {missing}: the folder {tmp_path / 'no'} does not exist"
     assert message in capsys.readouterr().err
+
+
+def test_llvm_cpu_archives_come_with_their_weights_packed(tmp_path: Path) -> None:
+    # Data tiling packs weights; IREE's encoder packs them while compiling, into an archive
+    # beside the weights, so loading maps them as they are instead of packing a copy.
+    model, x = MLP().eval(), torch.randn(8, 64)
+    archive, packed = tmp_path / "w.irpa", tmp_path / "w.encoded.irpa"
+    compiled = compile_torch(model, (x,), parameters=archive)
+    command = compiled.compiled.command_line()
+    assert "--iree-parameter-encoder-output-file=encoder.mlir" in command
+    assert command.endswith(
+        "python -m shlo.encode_parameters --module=encoder.vmfb "
+        "--parameters=model=w.irpa --output=encoded=w.encoded.irpa"
+    )
+    index = iree_runtime.ParameterIndex()
+    index.load(str(packed))
+    assert [key for key, _ in index.items()] == ["parameter0"]
+    packed.rename(tmp_path / "elsewhere.irpa")
+    with pytest.raises(RunError, match="w.encoded.irpa, which its compile wrote beside .*w.irpa"):
+        LoadedModule(compiled.compiled.vmfb, "local-task", archive)
+
+
+def test_a_module_without_large_weights_gets_an_empty_archive(tmp_path: Path) -> None:
+    model, x = torch.nn.Linear(4, 4).eval(), torch.randn(2, 4)
+    module = flatten(import_model(model, (x,)).module)
+    compiled = compile_module(module, parameters=tmp_path / "w.irpa")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.irpa"]  # nothing to pack
+    loaded = LoadedModule(compiled.vmfb, "local-task", tmp_path / "w.irpa")
+    with torch.no_grad():
+        assert_close(torch.from_numpy(loaded("main", x.numpy())[0]), model(x))
+
+
+def test_encoder_runner_names_what_is_wrong(tmp_path: Path, capsys) -> None:
+    from shlo.encode_parameters import main
+
+    model, x = MLP().eval(), torch.randn(8, 64)
+    vmfb = tmp_path / "m.vmfb"
+    vmfb.write_bytes(compile_torch(model, (x,)).compiled.vmfb)
+    assert main([f"--module={vmfb}", f"--output=encoded={tmp_path / 'out.irpa'}"]) == 1
+    assert "is not an encoder module" in capsys.readouterr().err
+    assert not (tmp_path / "out.irpa").exists()

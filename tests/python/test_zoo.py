@@ -17,8 +17,6 @@ from zoo import ZOO
 DEVICES = {"local-task": Target.LLVM_CPU, "vulkan": Target.VULKAN}
 # Cases that fail today, each for a reason outside shlo; strict, so a fix shows up as XPASS.
 KNOWN = {
-    ("float16", "vulkan"): "f16 results are wrong with IREE's default Vulkan target on lavapipe "
-    "(even a plain f16 linear layer; tanh gives NaN)",
     ("float64", "vulkan"): "the Vulkan target has no f64 (see test_float64_on_vulkan_is_refused)",
 }
 EXAMPLES = {example.name: example for example in ZOO}
@@ -96,6 +94,18 @@ def test_bf16_weights_compile_without_constant_inlining() -> None:
     assert (
         "--iree-flow-inline-constants-max-byte-length=0"
         not in compiled("mlp", "local-task").compiled.command
+    )
+
+
+def test_f16_on_vulkan_asks_for_16_bit_types() -> None:
+    # The default target's f16 emulation computes wrong numbers (the zoo's f16 cases show it).
+    assert any(
+        flag.startswith("--iree-vulkan-target-features=") and "cap:Float16" in flag
+        for flag in compiled("float16", "vulkan").compiled.command
+    )
+    assert not any(
+        flag.startswith("--iree-vulkan-target-features")
+        for flag in compiled("mlp", "vulkan").compiled.command
     )
 
 

@@ -108,6 +108,21 @@ class CumSum(nn.Module):
         return torch.cumsum(x, dim=1)
 
 
+class PatchEmbed(nn.Module):
+    """A vision transformer's stem: non-overlapping patches (the image is not a multiple of
+    the patch, so the last column is dropped), a class token and a position embedding."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.patches = nn.Conv2d(3, 32, kernel_size=4, stride=4)
+        self.cls = nn.Parameter(torch.randn(1, 1, 32))
+        self.position = nn.Parameter(torch.randn(1, 17, 32))
+
+    def forward(self, image):
+        tokens = self.patches(image).flatten(2).transpose(1, 2)
+        return torch.cat([self.cls.expand(image.shape[0], -1, -1), tokens], 1) + self.position
+
+
 class Half(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -115,6 +130,19 @@ class Half(nn.Module):
 
     def forward(self, x):
         return torch.tanh(self.linear(x))
+
+
+class HalfBlock(nn.Module):
+    """Reductions and matmuls in f16: layer norm, softmax, a matmul with its transpose."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(16, 16).half()
+        self.norm = nn.LayerNorm(16).half()
+
+    def forward(self, x):
+        h = self.norm(F.gelu(self.linear(x)))
+        return torch.softmax(h @ h.t(), dim=-1)
 
 
 class BFloat16(nn.Module):
@@ -174,7 +202,9 @@ ZOO = (
     Example("argmax", ArgMax, lambda: (_seeded(4, 10),)),
     Example("topk", TopK, lambda: (_seeded(3, 12),)),
     Example("cumsum", CumSum, lambda: (_seeded(3, 6),)),
+    Example("patch_embed", PatchEmbed, lambda: (_seeded(2, 3, 16, 17),)),
     Example("float16", Half, lambda: (_seeded(4, 16, dtype=torch.float16),)),
+    Example("float16_block", HalfBlock, lambda: (_seeded(6, 16, dtype=torch.float16),)),
     Example("bfloat16", BFloat16, lambda: (_seeded(4, 16, dtype=torch.bfloat16),)),
     Example("float64", Float64, lambda: (_seeded(4, 4, dtype=torch.float64),)),
     Example("multi_io", MultiIO, lambda: (_seeded(3, 4), _seeded(4, 5))),
