@@ -3,6 +3,7 @@
 from shlo.passes import (
     annotate_broadcasts,
     check_support,
+    f64_math_in_f32,
     flatten,
     narrow_sort_indices,
     op_stats,
@@ -13,6 +14,7 @@ from shlo.passes import (
 __all__ = [
     "annotate_broadcasts",
     "check_support",
+    "f64_math_in_f32",
     "flatten",
     "narrow_sort_indices",
     "op_stats",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,17 +92,19 @@ def compile_module(
     from those tensors and they never enter the IR; without, the module's own constants are
     exported during compilation.
 
-    f64 is kept when the public functions take or return it (IREE would demote it to f32);
-    f64 that only the importer introduced inside the program (torch-mlir's layer norm epsilon)
-    is demoted, which Vulkan needs.
+    f64 is kept when the public functions take or return it (IREE would demote it to f32; on
+    Vulkan, math functions SPIR-V lacks in f64 run in f32, with a warning); f64 that only the
+    importer introduced inside the program (torch-mlir's layer norm epsilon) is demoted.
     """
     if weights is not None and parameters is None:
         raise ValueError("weights kept out of the IR need an archive: give parameters=PATH")
     dynamic = "?" in _interface(module)
     prepared = run_pipeline(module, IREE_PREPARE_DYNAMIC if dynamic else IREE_PREPARE)
     target = Target.get(target)
-    flags = (*_workaround_flags(prepared, target, extra_flags), *extra_flags)
     keep_f64 = _interface_uses(prepared, "f64")
+    if keep_f64 and target is Target.VULKAN:
+        prepared = _f64_math_in_f32(prepared)
+    flags = (*_workaround_flags(prepared, target, extra_flags), *extra_flags)
     if weights is not None:
         externalize(prepared, list(weights))
         # IREE's parameter attributes are unregistered here: iree-compile reads them as text.
@@ -133,13 +136,13 @@ _NO_CONSTANT_INLINING = "--iree-flow-inline-constants-max-byte-length=0"
 # IREE's default Vulkan target has no Int64 (a causal mask's index arithmetic fails to
 # legalize); computing inside in i32 works when no i64 crosses the interface.
 _DEMOTE_I64 = "--iree-input-demote-i64-to-i32"
-# IREE's default Vulkan target (VP_ANDROID_baseline_2022) has no 16-bit types, and its f16
-# emulation computes wrong numbers (an f16 add is off, tanh gives 0). f16 programs ask for
-# 16-bit storage and arithmetic instead, which desktop drivers and lavapipe have.
-_VULKAN_F16 = (
-    "--iree-vulkan-target-features=spirv:v1.3,cap:Shader,cap:Float16,"
-    "cap:StorageBuffer16BitAccess,ext:SPV_KHR_16bit_storage"
-)
+# IREE's default Vulkan target (VP_ANDROID_baseline_2022) has no 16-bit or 64-bit floats.  Its
+# f16 emulation computes wrong numbers (an f16 add is off, tanh gives 0), and f64 is demoted:
+# f16 programs ask for 16-bit storage and arithmetic, programs whose interface is f64 for f64
+# arithmetic, which desktop drivers and lavapipe have.
+_VULKAN_BASE = ("spirv:v1.3", "cap:Shader")
+_VULKAN_F16 = ("cap:Float16", "cap:StorageBuffer16BitAccess", "ext:SPV_KHR_16bit_storage")
+_VULKAN_F64 = ("cap:Float64",)
 
 
 def _workaround_flags(module: IRModule, target: Target, extra_flags: tuple[str, ...]) -> list[str]:
@@ -148,12 +151,33 @@ def _workaround_flags(module: IRModule, target: Target, extra_flags: tuple[str, 
     flags = []
     if target is Target.VULKAN and not _interface_uses(module, "i64"):
         flags.append(_DEMOTE_I64)
+    features = [
+        *(_VULKAN_F16 if "f16" in uses else ()),
+        *(_VULKAN_F64 if _interface_uses(module, "f64") else ()),
+    ]
     vulkan_target_given = any(flag.startswith("--iree-vulkan-target") for flag in extra_flags)
-    if target is Target.VULKAN and "f16" in uses and not vulkan_target_given:
-        flags.append(_VULKAN_F16)
+    if target is Target.VULKAN and features and not vulkan_target_given:
+        features = sorted(features, key=lambda feature: feature.startswith("ext:"))
+        flags.append(f"--iree-vulkan-target-features={','.join((*_VULKAN_BASE, *features))}")
     if "bf16 constant" in uses:
         flags.append(_NO_CONSTANT_INLINING)
     return flags
+
+
+def _f64_math_in_f32(module: IRModule) -> IRModule:
+    """Vulkan (SPIR-V) has no f64 exp, log, tanh, sin or pow: those run in f32, the rest of an
+    f64 program in f64.  Says so, since their results then carry f32's precision."""
+    from shlo.passes.f64_math_in_f32 import f64_math
+
+    names = sorted({op.name for op in f64_math(module)})
+    if not names:
+        return module
+    warnings.warn(
+        f"Vulkan has no f64 {', '.join(name.split('.')[1] for name in names)}: computed in f32 "
+        "(relative error near 1e-7), the rest in f64; compile for llvm-cpu for f64 throughout",
+        stacklevel=3,
+    )
+    return run_pipeline(module, "builtin.module(shlo-f64-math-in-f32)")
 
 
 def _types_used(module: IRModule) -> set[str]:

@@ -98,11 +98,6 @@ def cuda_arch(name: str | None) -> str:
 
 def target_flags(target: Target, cuda: str | None = None, keep_f64: bool = False) -> list[str]:
     """The iree-compile flags for a target (without input or output)."""
-    if keep_f64 and target is Target.VULKAN:
-        raise CompileError(
-            "the model takes or returns float64, which the Vulkan target "
-            "does not support; cast it to float32 or use llvm-cpu"
-        )
     if target is Target.LLVM_CPU:
         device = list(_LLVM_CPU)
     elif target is Target.VMVX:

@@ -9,10 +9,11 @@ import torch
 
 from shlo.dynamo import ShloFallbackWarning
 from shlo.numerics import assert_close
-from test_zoo import DEVICES, EXAMPLES, zoo_cases
+from test_zoo import DEVICES, EXAMPLES
 
 
-@pytest.mark.parametrize(("name", "device"), zoo_cases())
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", EXAMPLES)
 def test_zoo_through_torch_compile(name: str, device: str) -> None:
     torch._dynamo.reset()
     model, inputs = EXAMPLES[name].instantiate()

@@ -8,17 +8,13 @@ import pytest
 import torch
 
 from shlo.api import CompiledModel, compile_module, flatten
-from shlo.backend import CompileError, Target
+from shlo.backend import Target
 from shlo.frontend import Imported, import_model
 from shlo.numerics import assert_close
 from shlo.runtime import LoadedModule
 from zoo import ZOO
 
 DEVICES = {"local-task": Target.LLVM_CPU, "vulkan": Target.VULKAN}
-# Cases that fail today, each for a reason outside shlo; strict, so a fix shows up as XPASS.
-KNOWN = {
-    ("float64", "vulkan"): "the Vulkan target has no f64 (see test_float64_on_vulkan_is_refused)",
-}
 EXAMPLES = {example.name: example for example in ZOO}
 
 
@@ -39,25 +35,12 @@ def compiled(name: str, device: str) -> CompiledModel:
     return CompiledModel(module, artifact, LoadedModule(artifact.vmfb, device))
 
 
-def zoo_cases() -> list:
-    """One parameter per model and device, the known failures marked strict xfail."""
-    cases = []
-    for name in EXAMPLES:
-        for device in DEVICES:
-            marks = (
-                [pytest.mark.xfail(reason=KNOWN[(name, device)], strict=True)]
-                if (name, device) in KNOWN
-                else []
-            )
-            cases.append(pytest.param(name, device, marks=marks, id=f"{name}-{device}"))
-    return cases
-
-
 def test_zoo_has_the_coverage_the_issue_asks_for() -> None:
     assert len(EXAMPLES) >= 20
 
 
-@pytest.mark.parametrize(("name", "device"), zoo_cases())
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", EXAMPLES)
 def test_model_matches_eager(name: str, device: str) -> None:
     _, inputs, expected = imported(name)
     actual = compiled(name, device)(*inputs)
@@ -80,10 +63,14 @@ def test_float64_is_kept_on_cpu() -> None:
     )
 
 
-def test_float64_on_vulkan_is_refused() -> None:
-    module, _, _ = imported("float64")
-    with pytest.raises(CompileError, match="float64, which the Vulkan target does not support"):
-        compile_module(module.module, "vulkan")
+def test_float64_on_vulkan_stays_f64_and_says_which_math_runs_in_f32() -> None:
+    module, inputs, expected = imported("float64")
+    with pytest.warns(UserWarning, match="Vulkan has no f64 exponential: computed in f32"):
+        artifact = compile_module(module.module, "vulkan")
+    assert any("cap:Float64" in flag for flag in artifact.command)
+    actual = CompiledModel(module, artifact, LoadedModule(artifact.vmfb, "vulkan"))(*inputs)
+    assert actual.dtype == torch.float64
+    assert_close(actual, expected)
 
 
 def test_bf16_weights_compile_without_constant_inlining() -> None:

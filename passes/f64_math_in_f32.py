@@ -1,0 +1,71 @@
+"""`shlo-f64-math-in-f32`: f64 math functions computed in f32, for targets that have none in f64.
+
+SPIR-V's GLSL instructions define exp, log, tanh, sin, pow and the like for 16- and 32-bit
+floats only: iree-compile fails on any of them in f64 for Vulkan ("'spirv.GL.Exp' op operand #0
+must be 16/32-bit float"), even where the device has f64 arithmetic.  This pass converts the
+operands of each such op to f32, computes it there and converts the result back, so the rest of
+the program (arithmetic, reductions, matmuls) keeps f64.  The results of those functions carry
+f32's precision (a relative error near 1e-7); drivers warn when they apply it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shlo.ir_edit import ops_in
+from shlo.python_pass import register_pass
+from shlo.stablehlo_world import ir
+
+# Elementwise ops whose SPIR-V (GLSL.std.450) lowering exists only for 16/32-bit floats.
+F32_ONLY = (
+    "stablehlo.atan2",
+    "stablehlo.cbrt",
+    "stablehlo.cosine",
+    "stablehlo.exponential",
+    "stablehlo.exponential_minus_one",
+    "stablehlo.log",
+    "stablehlo.log_plus_one",
+    "stablehlo.logistic",
+    "stablehlo.power",
+    "stablehlo.sine",
+    "stablehlo.tan",
+    "stablehlo.tanh",
+)
+
+
+def f64_math(module: Any) -> list[Any]:
+    """The ops this pass would compute in f32: F32_ONLY ops with f64 results."""
+    return [
+        op
+        for name in F32_ONLY
+        for op in ops_in(module, name)
+        if str(ir.ShapedType(op.results[0].type).element_type) == "f64"
+    ]
+
+
+def _with_element(value_type: Any, element: Any) -> Any:
+    return ir.RankedTensorType.get(ir.RankedTensorType(value_type).shape, element)
+
+
+def _convert(value: Any, element: Any) -> Any:
+    return ir.Operation.create(
+        "stablehlo.convert", results=[_with_element(value.type, element)], operands=[value]
+    ).results[0]
+
+
+@register_pass("shlo-f64-math-in-f32")
+def f64_math_in_f32(module: Any, options: None) -> None:
+    """Compute f64 exp, log, tanh, sin, pow and the like in f32, converting around them."""
+    with module.context:
+        f32, f64 = ir.F32Type.get(), ir.F64Type.get()
+        for op in f64_math(module):
+            with ir.InsertionPoint(op), op.location:
+                narrow = ir.Operation.create(
+                    op.name,
+                    results=[_with_element(op.results[0].type, f32)],
+                    operands=[_convert(operand, f32) for operand in op.operands],
+                    attributes={name: op.attributes[name] for name in op.attributes},
+                )
+                wide = _convert(narrow.results[0], f64)
+            op.results[0].replace_all_uses_with(wide)
+            op.erase()
