@@ -5,6 +5,9 @@ configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each: c
 the process's peak memory, and median latency single-threaded (IREE `local-sync`, eager and
 onnxruntime on one thread) and on all cores (`local-task`, default threads), printed with the
 ratios to eager and to onnxruntime.  Each model runs in a child process so peak memory is its own.
+Then each model's floor: its dot and convolution FLOPs (shlo-op-stats) at the fastest
+single-thread matmul rate measured in the same run, against which shlo's, eager's and 0.8x
+eager's times are printed.
 
     .venv/bin/pip install -e '.[bench]'
     .venv/bin/python benchmarks/bench_models.py [--models mlp,bert] [--runs 30]
@@ -82,7 +85,9 @@ def measure(name: str, runs: int) -> dict:
 
     from shlo.api import CompiledModel, compile_module, flatten
     from shlo.frontend import import_model
+    from shlo.ir_edit import functions
     from shlo.numerics import compare
+    from shlo.passes.op_stats import function_stats
     from shlo.runtime import LoadedModule
     from shlo.timing import median_ms
 
@@ -98,6 +103,8 @@ def measure(name: str, runs: int) -> dict:
     imported.module = flatten(imported.module)
     compiled = compile_module(imported.module, "llvm-cpu")
     compile_s = time.perf_counter() - start
+    main_function = functions(imported.module.operation)["main"]
+    gflop = function_stats(main_function)["matmul_flops"] / 1e9
     shlo = {}
     for device in ("local-sync", "local-task"):
         runner = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
@@ -106,6 +113,7 @@ def measure(name: str, runs: int) -> dict:
     ort_1, ort_n = onnx_latencies(model, inputs, runs)
     return {
         "model": name,
+        "gflop": gflop,
         "compile_s": compile_s,
         "max_abs_error": error,
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -116,6 +124,45 @@ def measure(name: str, runs: int) -> dict:
         "eager_n": eager_n,
         "ort_n": ort_n,
     }
+
+
+def matmul_rate(runs: int) -> float:
+    """The fastest single-thread matmul measured here, in GFLOP/s: linear layers of BERT's and of
+    a square shape, compiled by shlo (weights packed at load) and in eager.  A conservative
+    rate: the floors it gives are as low as this machine has shown it can go."""
+    import torch
+
+    from shlo.api import compile_torch
+    from shlo.timing import median_ms
+
+    torch.set_num_threads(1)
+    rates = []
+    for rows, depth, width in ((128, 768, 3072), (256, 2048, 2048)):
+        model = torch.nn.Linear(depth, width, bias=False).eval()
+        x = torch.randn(rows, depth)
+        compiled = compile_torch(model, (x,), device="local-sync")
+        with torch.no_grad():
+            for engine in (compiled, model):
+                call = functools.partial(engine, x)
+                rates.append(2 * rows * depth * width / median_ms(call, runs) / 1e6)
+    return max(rates)
+
+
+def floors(rows: list[dict], rate: float) -> str:
+    """Each model's dot/convolution FLOPs at `rate`: no single-thread run can beat that."""
+    lines = [
+        f"floor: dot and convolution FLOPs at {rate:.1f} GFLOP/s, the fastest single-thread "
+        "matmul measured in this run (shlo or eager; 128x768x3072 and 256x2048x2048)",
+        f"{'model':<8}{'GFLOP':>8}{'floor ms':>10}{'shlo/floor':>12}{'eager/floor':>13}"
+        f"{'0.8x eager/floor':>18}",
+    ]
+    for r in rows:
+        floor = r["gflop"] / rate * 1e3
+        lines.append(
+            f"{r['model']:<8}{r['gflop']:>8.2f}{floor:>10.2f}{r['shlo_1'] / floor:>11.2f}x"
+            f"{r['eager_1'] / floor:>12.2f}x{0.8 * r['eager_1'] / floor:>17.2f}x"
+        )
+    return "\n".join(lines)
 
 
 def table(rows: list[dict]) -> str:
@@ -145,6 +192,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child == "matmul-rate":
+        print(json.dumps(matmul_rate(args.runs)))
+        return 0
     if args.child:
         print(json.dumps(measure(args.child, args.runs)))
         return 0
@@ -161,6 +211,9 @@ def main() -> int:
             continue
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print(table(rows))
+    command = [sys.executable, __file__, "--child", "matmul-rate", "--runs", str(args.runs)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    print(floors(rows, json.loads(done.stdout.strip().splitlines()[-1])))
     return 0
 
 

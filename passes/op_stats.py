@@ -1,19 +1,22 @@
-"""`shlo-op-stats`: how many of each op, and how many constant bytes, per function.
+"""`shlo-op-stats`: how many of each op, how many constant bytes and how many FLOPs in dots and
+convolutions, per function.
 
 Answers "what is in this module?" before choosing a pipeline or a consumer; like upstream
-`print-op-stats` it reports on stderr and leaves the IR unchanged.
+`print-op-stats` it reports on stderr and leaves the IR unchanged.  The FLOPs (a multiply and
+an add per multiply-accumulate, static shapes only) give a model's floor at a known matmul rate.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from shlo.python_pass import PassFailure, register_pass
-from shlo.stablehlo_world import ir
+from shlo.stablehlo_world import _stablehlo, ir
 
 _CONSTANTS = ("stablehlo.constant", "arith.constant")
 _FORMATS = ("text", "json")
@@ -44,19 +47,44 @@ def _element_bytes(element: Any) -> int:
     return max(getattr(element, "width", 64), 8) // 8
 
 
+def _matmul_flops(op: Any) -> int:
+    """2 x the multiply-accumulates of a dot or convolution with static shapes; 0 otherwise."""
+    if op.name not in ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution"):
+        return 0
+    lhs, rhs, result = (ir.ShapedType(v.type) for v in (*op.operands[:2], op.results[0]))
+    if not (lhs.has_static_shape and rhs.has_static_shape and result.has_static_shape):
+        return 0
+    if op.name == "stablehlo.dot":
+        depth = lhs.shape[-1]
+    elif op.name == "stablehlo.dot_general":
+        numbers = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+        depth = math.prod(lhs.shape[d] for d in numbers.lhs_contracting_dimensions)
+    else:
+        numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+        depth = rhs.shape[numbers.kernel_input_feature_dimension] * math.prod(
+            rhs.shape[d] for d in numbers.kernel_spatial_dimensions
+        )
+    return 2 * math.prod(result.shape) * depth
+
+
 def function_stats(function: Any) -> dict[str, Any]:
     ops: Counter[str] = Counter()
-    constant_bytes = 0
+    constant_bytes = flops = 0
 
     def visit(op: Any) -> ir.WalkResult:
-        nonlocal constant_bytes
+        nonlocal constant_bytes, flops
         if op != function:
             ops[op.name] += 1
             constant_bytes += _constant_bytes(op)
+            flops += _matmul_flops(op)
         return ir.WalkResult.ADVANCE
 
     function.walk(visit)
-    return {"ops": dict(sorted(ops.items())), "constant_bytes": constant_bytes}
+    return {
+        "ops": dict(sorted(ops.items())),
+        "constant_bytes": constant_bytes,
+        "matmul_flops": flops,
+    }
 
 
 def _render(stats: dict[str, dict[str, Any]], fmt: str) -> str:
@@ -66,7 +94,8 @@ def _render(stats: dict[str, dict[str, Any]], fmt: str) -> str:
     for name, entry in stats.items():
         total = sum(entry["ops"].values())
         lines.append(
-            f"// shlo-op-stats @{name}: {total} ops, {entry['constant_bytes']} constant bytes"
+            f"// shlo-op-stats @{name}: {total} ops, {entry['constant_bytes']} constant bytes, "
+            f"{entry['matmul_flops']} FLOPs in dots and convolutions"
         )
         lines += [f"//   {op:<40} {count}" for op, count in entry["ops"].items()]
     return "\n".join(lines) + "\n"
@@ -74,7 +103,8 @@ def _render(stats: dict[str, dict[str, Any]], fmt: str) -> str:
 
 @register_pass("shlo-op-stats", options=OpStatsOptions)
 def op_stats(module: Any, options: OpStatsOptions) -> None:
-    """Report the op histogram and constant bytes of each function on stderr."""
+    """Report the op histogram, constant bytes and dot/convolution FLOPs of each function on
+    stderr."""
     if options.format not in _FORMATS:
         raise PassFailure(f"format must be one of {', '.join(_FORMATS)}, not '{options.format}'")
     stats = {}
