@@ -103,8 +103,7 @@ def _render(stats: dict[str, dict[str, Any]], fmt: str) -> str:
 
 @register_pass("shlo-op-stats", options=OpStatsOptions)
 def op_stats(module: Any, options: OpStatsOptions) -> None:
-    """Report the op histogram, constant bytes and dot/convolution FLOPs of each function on
-    stderr."""
+    """Report each function's op histogram, constant bytes and dot/convolution FLOPs."""
     if options.format not in _FORMATS:
         raise PassFailure(f"format must be one of {', '.join(_FORMATS)}, not '{options.format}'")
     stats = {}

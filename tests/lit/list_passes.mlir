@@ -8,5 +8,7 @@
 // CHECK-DAG: --stablehlo-legalize-to-vhlo {{ +}}[stablehlo] Legalize StableHLO to VHLO.
 // CHECK-DAG: --iree-stablehlo-preprocessing-unfuse-batch-norm {{ +}}[iree]
 // CHECK-DAG: --stablehlo-aggressive-simplification {{ +}}[torch-mlir-opt] Canonicalizes StableHLO operations
-// CHECK-DAG: --shlo-op-stats {{ +}}[python] Report the op histogram and constant bytes of each function on stderr.
+// CHECK-DAG: --shlo-op-stats {{ +}}[python] Report each function's op histogram, constant bytes and dot/convolution FLOPs.
 // CHECK-DAG:     --format=<str>  - 'text' or 'json'
+// CHECK-DAG: --shlo-patchify-convolutions {{ +}}[python]
+// CHECK-DAG: --shlo-f64-math-in-f32 {{ +}}[python]
