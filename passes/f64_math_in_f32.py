@@ -37,9 +37,8 @@ def f64_math(module: Any) -> list[Any]:
     """The ops this pass would compute in f32: F32_ONLY ops with f64 results."""
     return [
         op
-        for name in F32_ONLY
-        for op in ops_in(module, name)
-        if str(ir.ShapedType(op.results[0].type).element_type) == "f64"
+        for op in ops_in(module)
+        if op.name in F32_ONLY and str(ir.ShapedType(op.results[0].type).element_type) == "f64"
     ]
 
 

@@ -21,11 +21,18 @@ from shlo.ir_edit import ops_in
 from shlo.python_pass import register_pass
 from shlo.stablehlo_world import _stablehlo, ir
 
+_GROUPS = ("feature_group_count", "batch_group_count")
+_DILATIONS = ("lhs_dilation", "rhs_dilation")
+
 
 def _ints(op: Any, name: str) -> list[int] | None:
     if name not in op.attributes:
         return None
     return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _bools(op: Any, name: str) -> list[bool]:
+    return list(ir.DenseBoolArrayAttr(op.attributes[name]))
 
 
 def _patch_sizes(conv: Any) -> list[int] | None:
@@ -47,14 +54,6 @@ def _patch_sizes(conv: Any) -> list[int] | None:
     ):
         return None
     return window
-
-
-_GROUPS = ("feature_group_count", "batch_group_count")
-_DILATIONS = ("lhs_dilation", "rhs_dilation")
-
-
-def _bools(op: Any, name: str) -> list[bool]:
-    return list(ir.DenseBoolArrayAttr(op.attributes[name]))
 
 
 def _tensor(shape: list[int], element: Any) -> Any:

@@ -104,7 +104,7 @@ def compile_module(
     keep_f64 = _interface_uses(prepared, "f64")
     if keep_f64 and target is Target.VULKAN:
         prepared = _f64_math_in_f32(prepared)
-    flags = (*_workaround_flags(prepared, target, extra_flags), *extra_flags)
+    flags = (*_workaround_flags(prepared, target, extra_flags, keep_f64), *extra_flags)
     if weights is not None:
         externalize(prepared, list(weights))
         # IREE's parameter attributes are unregistered here: iree-compile reads them as text.
@@ -145,15 +145,18 @@ _VULKAN_F16 = ("cap:Float16", "cap:StorageBuffer16BitAccess", "ext:SPV_KHR_16bit
 _VULKAN_F64 = ("cap:Float64",)
 
 
-def _workaround_flags(module: IRModule, target: Target, extra_flags: tuple[str, ...]) -> list[str]:
-    """iree-compile flags this module needs to steer around known IREE 3.13 failures."""
+def _workaround_flags(
+    module: IRModule, target: Target, extra_flags: tuple[str, ...], keep_f64: bool
+) -> list[str]:
+    """iree-compile flags this module needs to steer around known IREE 3.13 failures;
+    `keep_f64`: its interface is f64, which stays f64."""
     uses = _types_used(module)
     flags = []
     if target is Target.VULKAN and not _interface_uses(module, "i64"):
         flags.append(_DEMOTE_I64)
     features = [
         *(_VULKAN_F16 if "f16" in uses else ()),
-        *(_VULKAN_F64 if _interface_uses(module, "f64") else ()),
+        *(_VULKAN_F64 if keep_f64 else ()),
     ]
     vulkan_target_given = any(flag.startswith("--iree-vulkan-target") for flag in extra_flags)
     if target is Target.VULKAN and features and not vulkan_target_given:
@@ -187,7 +190,7 @@ def _types_used(module: IRModule) -> set[str]:
     found: set[str] = set()
 
     def visit(op: Any) -> Any:
-        if any(re.search(r"(?:^|[x<])f16\b", str(result.type)) for result in op.results):
+        if any(_mentions(str(result.type), "f16") for result in op.results):
             found.add("f16")
         value = constant_value(op)
         if value is not None:
@@ -214,8 +217,12 @@ def _interface(module: IRModule) -> str:
 
 def _interface_uses(module: IRModule, element_type: str) -> bool:
     """Whether a public function takes or returns `element_type` (f64, i64) anywhere."""
-    used = rf"(?:^|[^a-z0-9]|[0-9?]x){element_type}\b"
-    return re.search(used, _interface(module)) is not None
+    return _mentions(_interface(module), element_type)
+
+
+def _mentions(types: str, element_type: str) -> bool:
+    """Whether type text names `element_type` itself (`tensor<4xf16>`, `f16`; not `bf16`)."""
+    return re.search(rf"(?:^|[^a-z0-9]|[0-9?]x){element_type}\b", types) is not None
 
 
 def _to_numpy(value: Any) -> Any:

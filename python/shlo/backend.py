@@ -112,7 +112,8 @@ def target_flags(target: Target, cuda: str | None = None, keep_f64: bool = False
 @dataclass(frozen=True)
 class Compiled:
     """A compiled module and the exact commands that produced it (or identical earlier ones,
-    when `cached`): one iree-compile, or three when the weights go to a parameter archive."""
+    when `cached`): one iree-compile, more when the weights go to a parameter archive (export,
+    and on llvm-cpu IREE's encoder compiled and run)."""
 
     vmfb: bytes
     target: Target
@@ -121,8 +122,10 @@ class Compiled:
 
     @property
     def command(self) -> tuple[str, ...]:
-        """The iree-compile command that wrote the `.vmfb`."""
-        return self.commands[-1]
+        """The iree-compile command that wrote the `.vmfb` (the encoder's come after it)."""
+        return next(
+            c for c in reversed(self.commands) if c[0] == "iree-compile" and c[-1] != _ENCODER_VMFB
+        )
 
     def command_line(self) -> str:
         return " && ".join(shlex.join(command) for command in self.commands)
@@ -133,6 +136,7 @@ PARAMETER_MINIMUM_BYTES = 4096
 # The scope of the weights as exported, and of the packed copies IREE's encoder makes of them.
 PARAMETER_SCOPE = "model"
 ENCODED_SCOPE = "encoded"
+_ENCODER_VMFB = "encoder.vmfb"
 _ENCODER = (
     "--iree-parameter-encoder-output-file=encoder.mlir",
     f"--iree-parameter-encoder-output-scope={ENCODED_SCOPE}",
@@ -193,12 +197,12 @@ def _steps(
 def _encode_steps(flags: list[str], archive: str, encoded: str) -> list[list[str]]:
     """Compile the encoder module and run it: `archive`'s weights, packed, into `encoded`."""
     return [
-        ["iree-compile", "encoder.mlir", *flags, "-o", "encoder.vmfb"],
+        ["iree-compile", "encoder.mlir", *flags, "-o", _ENCODER_VMFB],
         [
             "python",
             "-m",
             "shlo.encode_parameters",
-            "--module=encoder.vmfb",
+            f"--module={_ENCODER_VMFB}",
             f"--parameters={PARAMETER_SCOPE}={archive}",
             f"--output={ENCODED_SCOPE}={encoded}",
         ],
@@ -233,11 +237,10 @@ def compile_bytecode(
     """
     target = Target.get(target)
     flags = [*target_flags(target, cuda, keep_f64), *extra_flags]
-    name = source_name
     destination = Path(parameters).resolve() if parameters is not None else None
     export = destination is not None and write_weights is None
     packed = encoded_archive(destination) if destination and encodes_parameters(target) else None
-    shown = _steps(name, flags, destination and destination.name, export, packed is not None)
+    shown = _steps(source_name, flags, destination and destination.name, export, packed is not None)
     if packed:
         shown += _encode_steps(flags, destination.name, packed.name)
     entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
@@ -246,11 +249,13 @@ def compile_bytecode(
     folder = tempfile.TemporaryDirectory(prefix="shlo-compile-")
     with folder as scratch, ExitStack() as outputs:
         archive = outputs.enter_context(atomic_path(destination)) if destination else None
-        (Path(scratch) / f"{name}.mlirbc").write_bytes(module_bytecode)
+        (Path(scratch) / f"{source_name}.mlirbc").write_bytes(module_bytecode)
         if write_weights is not None:
             write_weights(archive)
         _execute(
-            _steps(name, flags, archive and str(archive), export, bool(packed)), target, scratch
+            _steps(source_name, flags, archive and str(archive), export, bool(packed)),
+            target,
+            scratch,
         )
         if packed and (Path(scratch) / "encoder.mlir").is_file():
             encoded = outputs.enter_context(atomic_path(packed))
@@ -261,7 +266,7 @@ def compile_bytecode(
             from shlo.parameters import write_archive
 
             write_archive({}, archive)
-        vmfb = (Path(scratch) / f"{name}.vmfb").read_bytes()
+        vmfb = (Path(scratch) / f"{source_name}.vmfb").read_bytes()
     if entry:
         cache.store(entry, vmfb)
     return Compiled(vmfb, target, tuple(map(tuple, shown)))

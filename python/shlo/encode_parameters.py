@@ -30,6 +30,7 @@ import iree.runtime as ireert
 import numpy as np
 
 from shlo.output import OutputError, atomic_path
+from shlo.runtime import RunError, archive_provider
 
 
 class EncodeError(RuntimeError):
@@ -76,17 +77,11 @@ class _Encoder:
         return results
 
 
-def _provider(path: str | Path, scope: str, writable_fd: int | None = None) -> Any:
-    """A provider for one archive: mapped read-only, or through `writable_fd` for output."""
+def _output_provider(descriptor: int, scope: str) -> Any:
+    """A provider writing into the archive open at `descriptor` (pwrite: no mapping, no RSS)."""
     index = ireert.ParameterIndex()
-    try:
-        if writable_fd is not None:
-            handle = ireert.FileHandle.wrap_fd(writable_fd, readable=True, writable=True)
-            index.load_from_file_handle(handle, "irpa")
-        else:
-            index.load(str(path), format="irpa")
-    except (OSError, RuntimeError, ValueError) as error:
-        raise EncodeError(f"cannot read the parameter archive {path}: {error}") from None
+    handle = ireert.FileHandle.wrap_fd(descriptor, readable=True, writable=True)
+    index.load_from_file_handle(handle, "irpa")
     return index.create_provider(scope=scope)
 
 
@@ -120,7 +115,7 @@ def encode(
     """Run the encoder module on the `inputs` archives (scope -> path) and write the encoded
     archives (scope -> path)."""
     encoder = _Encoder(module_path, device)
-    sources = [_provider(path, scope) for scope, path in inputs.items()]
+    sources = [archive_provider(path, scope, "irpa") for scope, path in inputs.items()]
     wanted = _output_entries(encoder.call(encoder.context(sources), "indices"))
     missing = set(wanted) - set(outputs)
     if missing:
@@ -133,7 +128,7 @@ def encode(
                 partial = scratch.enter_context(atomic_path(path))
                 wanted.get(scope, ireert.ParameterIndex()).create_archive_file(str(partial))
                 descriptors.append(os.open(partial, os.O_RDWR))
-                targets.append(_provider(partial, scope, writable_fd=descriptors[-1]))
+                targets.append(_output_provider(descriptors[-1], scope))
             _run(encoder, encoder.context(sources + targets))
     finally:
         for descriptor in descriptors:
@@ -177,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         encode(args.module, dict(args.parameters), dict(args.output), args.device)
-    except (EncodeError, OutputError) as error:
+    except (EncodeError, OutputError, RunError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except RuntimeError as error:  # the runtime's own status, e.g. a parameter not found

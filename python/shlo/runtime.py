@@ -133,14 +133,7 @@ class LoadedModule:
         archives = {PARAMETER_SCOPE: Path(path)}
         if encoded_archive(path).is_file():
             archives[ENCODED_SCOPE] = encoded_archive(path)
-        providers = []
-        for scope, archive in archives.items():
-            index = ireert.ParameterIndex()
-            try:
-                index.load(str(archive))
-            except (OSError, RuntimeError, ValueError) as error:
-                raise RunError(f"cannot read the parameter archive {archive}: {error}") from None
-            providers.append(index.create_provider(scope=scope))
+        providers = [archive_provider(archive, scope) for scope, archive in archives.items()]
         return ireert.create_io_parameters_module(self._context.instance, *providers)
 
     @property
@@ -242,6 +235,17 @@ class LoadedModule:
             buffer=array,
             element_type=element_type,
         )
+
+
+def archive_provider(path: str | Path, scope: str, format: str | None = None) -> Any:
+    """A parameter provider serving the mapped archive at `path` under `scope`; `format`
+    when the file's extension does not name it (.irpa, .gguf, .safetensors)."""
+    index = ireert.ParameterIndex()
+    try:
+        index.load(str(path), format=format)
+    except (OSError, RuntimeError, ValueError) as error:
+        raise RunError(f"cannot read the parameter archive {path}: {error}") from None
+    return index.create_provider(scope=scope)
 
 
 def _registration_failure(message: str, device: str, parameters: str | Path | None) -> str:

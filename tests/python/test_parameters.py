@@ -111,6 +111,9 @@ def test_llvm_cpu_archives_come_with_their_weights_packed(tmp_path: Path) -> Non
     compiled = compile_torch(model, (x,), parameters=archive)
     command = compiled.compiled.command_line()
     assert "--iree-parameter-encoder-output-file=encoder.mlir" in command
+    # `command` stays the compile that wrote the module, not the encoder run after it.
+    assert compiled.compiled.command[0] == "iree-compile"
+    assert compiled.compiled.command[-2:] == ("-o", "module.vmfb")
     assert command.endswith(
         "python -m shlo.encode_parameters --module=encoder.vmfb "
         "--parameters=model=w.irpa --output=encoded=w.encoded.irpa"
