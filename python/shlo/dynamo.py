@@ -19,11 +19,10 @@ from typing import Any
 
 import torch
 
-from shlo.api import CompiledModel, compile_torch
+from shlo.api import compile_torch
 from shlo.backend import CompileError
 from shlo.frontend import FrontendError
-from shlo.runtime import LoadedModule, RunError
-from shlo.timing import median_ms
+from shlo.runtime import RunError
 
 
 class ShloFallbackWarning(UserWarning):
@@ -57,25 +56,6 @@ class _Frozen(torch.nn.Module):
         return tuple(a for i, a in enumerate(args) if i not in self._slot_set)
 
 
-_HOST_DEVICES = ("local-sync", "local-task")
-
-
-def _on_faster_host_device(compiled: CompiledModel, inputs: tuple) -> CompiledModel:
-    """llvm-cpu code runs on one thread (local-sync) or a thread pool (local-task); on a small
-    graph the pool's dispatch costs more than it saves.  Both are timed on the example inputs."""
-    candidates = [compiled] + [
-        CompiledModel(compiled.imported, compiled.compiled, LoadedModule(compiled.compiled.vmfb, d))
-        for d in _HOST_DEVICES
-        if d != compiled.loaded.device_name
-    ]
-    best: dict[int, float] = {}
-    for _ in range(3):  # interleaved rounds: one slow moment does not decide
-        for index, candidate in enumerate(candidates):
-            time = median_ms(lambda c=candidate: c(*inputs), runs=5, warmup=1)
-            best[index] = min(best.get(index, time), time)
-    return candidates[min(best, key=best.__getitem__)]
-
-
 def _compile_or_fallback(
     graph: torch.fx.GraphModule, inputs: tuple, options: dict[str, Any]
 ) -> Callable[..., Any]:
@@ -90,9 +70,6 @@ def _compile_or_fallback(
             device=options.get("device"),
             use_cache=options.get("cache", True),
         )
-        if target == "llvm-cpu" and options.get("device") is None:
-            with torch.no_grad():
-                compiled = _on_faster_host_device(compiled, kept)
         if not frozen.slots:
             return compiled
         return lambda *args: compiled(*frozen.others(args))
