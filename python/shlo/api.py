@@ -313,9 +313,9 @@ def compile_torch(
 
 
 HOST_DEVICES = ("local-task", "local-sync")
-# A call this long on the thread pool is mostly compute, which the pool parallelizes; its
-# per-dispatch cost (about 17 us measured here) only matters below it.
-_POOL_WINS_MS = 5.0
+# A call this long on the thread pool is mostly compute, which the pool parallelizes: its cost
+# of about 17 us a dispatch (measured here) would take a thousand dispatches to add up to it.
+_POOL_WINS_MS = 20.0
 
 
 def on_faster_host_device(
