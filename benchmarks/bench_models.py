@@ -1,7 +1,7 @@
 """Steady-state latency of shlo-compiled models against PyTorch eager and onnxruntime, same run.
 
-Models: the demo models, and BERT-base, GPT-2 small and ViT-B/16 built from `transformers`
-configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each: compile time,
+Models: the demo models, and BERT-base, GPT-2 small, ViT-B/16 and ResNet-50 built from
+`transformers` configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each: compile time,
 the process's peak memory, and median latency single-threaded (IREE `local-sync`, eager and
 onnxruntime on one thread) and on all cores (eager and onnxruntime on default threads; shlo on
 the device `compile_torch` picks by default: local-task, or local-sync where the thread pool's
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit")
+MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit", "resnet50")
 
 
 def build(name: str) -> tuple:
@@ -49,8 +49,11 @@ def build(name: str) -> tuple:
     elif name == "gpt2":
         model = transformers.GPT2Model(transformers.GPT2Config())
         inputs = (torch.randint(0, 50257, (1, 128)),)
-    else:
+    elif name == "vit":
         model = transformers.ViTModel(transformers.ViTConfig())
+        inputs = (torch.randn(1, 3, 224, 224),)
+    else:
+        model = transformers.ResNetModel(transformers.ResNetConfig())  # ResNet-50's layers
         inputs = (torch.randn(1, 3, 224, 224),)
     model.config.return_dict = False
     model.config.use_cache = False

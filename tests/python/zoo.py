@@ -24,6 +24,25 @@ class Residual(nn.Module):
         return F.relu(x + self.bn2(self.conv2(y)))
 
 
+class Bottleneck(nn.Module):
+    """ResNet-50's downsampling block: 1x1, 3x3 with stride 2, 1x1, each with batch norm, and a
+    1x1 stride-2 shortcut; on an odd-sized image, so the strided 1x1 reads a ragged edge."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reduce = nn.Sequential(nn.Conv2d(16, 8, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.conv = nn.Sequential(
+            nn.Conv2d(8, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU()
+        )
+        self.expand = nn.Sequential(nn.Conv2d(8, 32, 1, bias=False), nn.BatchNorm2d(32))
+        self.shortcut = nn.Sequential(
+            nn.Conv2d(16, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32)
+        )
+
+    def forward(self, x):
+        return F.relu(self.expand(self.conv(self.reduce(x))) + self.shortcut(x))
+
+
 class Depthwise(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -182,6 +201,7 @@ class Scalar(nn.Module):
 ZOO = (
     *DEMO_MODELS,
     Example("residual", Residual, lambda: (_seeded(1, 8, 16, 16),)),
+    Example("bottleneck", Bottleneck, lambda: (_seeded(1, 16, 15, 15),)),
     Example("depthwise", Depthwise, lambda: (_seeded(1, 8, 16, 16),)),
     Example("gru", GRU, lambda: (_seeded(2, 5, 8),)),
     Example("lstm", LSTM, lambda: (_seeded(2, 5, 8),)),

@@ -1,6 +1,7 @@
 // shlo-patchify-convolutions rewrites a convolution whose windows do not overlap (a vision
-// transformer's patch embedding) as reshapes, transposes and one dot_general, and leaves the
-// others alone.  The interpreter checks the same values before and after.
+// transformer's patch embedding, a ResNet's strided 1x1) as reshapes, transposes and one
+// dot_general behind an optimization_barrier, and leaves the others alone.  The interpreter
+// checks the same values before and after.
 // RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions | filecheck %s
 // RUN: shlo-translate %s --split-input-file --interpret 2>&1 | filecheck %s --check-prefix=VALUES --allow-empty
 // RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions \
@@ -12,7 +13,8 @@
 // CHECK-LABEL: func.func @nchw_ragged
 // CHECK-NOT: stablehlo.convolution
 // CHECK: stablehlo.slice {{.*}} [0:1, 0:4, 0:4, 0:1]
-// CHECK: stablehlo.dot_general {{.*}} contracting_dims = [1] x [0] {{.*}} -> tensor<4x2xf32>
+// CHECK: %[[DOT:.*]] = stablehlo.dot_general {{.*}} contracting_dims = [1] x [0] {{.*}} -> tensor<4x2xf32>
+// CHECK: stablehlo.optimization_barrier %[[DOT]] : tensor<4x2xf32>
 // CHECK-NOT: stablehlo.convolution
 func.func @nchw_ragged() {
   %iota = stablehlo.iota dim = 0 : tensor<20xf32>
@@ -37,6 +39,23 @@ func.func @nhwc() {
   %k = stablehlo.concatenate %one, %two, dim = 3 : (tensor<3x2x3x1xf32>, tensor<3x2x3x1xf32>) -> tensor<3x2x3x2xf32>
   %r = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [3, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x6x2x3xf32>, tensor<3x2x3x2xf32>) -> tensor<2x2x1x2xf32>
   check.expect_almost_eq_const %r, dense<[[[[153.0, 306.0]], [[477.0, 954.0]]], [[[801.0, 1602.0]], [[1125.0, 2250.0]]]]> : tensor<2x2x1x2xf32>
+  return
+}
+
+// -----
+
+// A 1x1 convolution with stride 2 (a ResNet's downsampling shortcut) on a 5x5 image reads rows
+// and columns 0, 2 and 4: a strided slice, then a matmul over the two input features.
+// CHECK-LABEL: func.func @strided_pointwise
+// CHECK-NOT: stablehlo.convolution
+// CHECK: stablehlo.slice {{.*}} [0:1, 0:5:2, 0:5:2, 0:2]
+// CHECK: stablehlo.dot_general {{.*}} -> tensor<9x1xf32>
+func.func @strided_pointwise() {
+  %iota = stablehlo.iota dim = 0 : tensor<50xf32>
+  %x = stablehlo.reshape %iota : (tensor<50xf32>) -> tensor<1x2x5x5xf32>
+  %k = stablehlo.constant dense<[[[[1.0]], [[10.0]]]]> : tensor<1x2x1x1xf32>
+  %r = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x5x5xf32>, tensor<1x2x1x1xf32>) -> tensor<1x1x3x3xf32>
+  check.expect_almost_eq_const %r, dense<[[[[250.0, 272.0, 294.0], [360.0, 382.0, 404.0], [470.0, 492.0, 514.0]]]]> : tensor<1x1x3x3xf32>
   return
 }
 
