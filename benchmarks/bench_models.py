@@ -1,12 +1,12 @@
 """Steady-state latency of shlo-compiled models against PyTorch eager and onnxruntime, same run.
 
 Models: the demo models, and BERT-base, GPT-2 small, ViT-B/16 and ResNet-50 built from
-`transformers` configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each: compile time,
-the process's peak memory, and median latency single-threaded (IREE `local-sync`, eager and
-onnxruntime on one thread) and on all cores (eager and onnxruntime on default threads; shlo on
-the device `compile_torch` picks by default: local-task, or local-sync where the thread pool's
-wake-ups cost more than it saves), printed with the ratios to eager and to onnxruntime.  Each
-model runs in a child process so peak memory is its own.
+`transformers` configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each:
+compile time, the process's peak memory, and median latency single-threaded (IREE
+`local-sync`, eager and onnxruntime on one thread) and on all cores (eager and onnxruntime on
+default threads; shlo on the device `compile_torch` picks by default: local-task, or local-sync
+where the thread pool's wake-ups cost more than it saves), printed with the ratios to eager and
+to onnxruntime.  Each model runs in a child process so peak memory is its own.
 Then each model's floor: its dot and convolution FLOPs (shlo-op-stats) at the fastest
 single-thread matmul rate measured in the same run, against which shlo's, eager's and 0.8x
 eager's times are printed.
@@ -135,13 +135,13 @@ def measure(name: str, runs: int) -> dict:
 
 
 def matmul_rate(runs: int) -> float:
-    """The fastest single-thread matmul measured here, in GFLOP/s: linear layers of BERT's and of
-    a square shape, compiled by shlo (weights packed at load) and in eager.  A conservative
-    rate: the floors it gives are as low as this machine has shown it can go."""
+    """The fastest single-thread matmul measured here, in GFLOP/s: the fastest call of linear
+    layers of BERT's and of a square shape, compiled by shlo (weights packed at load) and in
+    eager.  The floors it gives are as low as this machine has shown a matmul can go."""
     import torch
 
     from shlo.api import compile_torch
-    from shlo.timing import median_ms
+    from shlo.timing import time_calls
 
     torch.set_num_threads(1)
     rates = []
@@ -152,7 +152,7 @@ def matmul_rate(runs: int) -> float:
         with torch.no_grad():
             for engine in (compiled, model):
                 call = functools.partial(engine, x)
-                rates.append(2 * rows * depth * width / median_ms(call, runs) / 1e6)
+                rates.append(2 * rows * depth * width / min(time_calls(call, runs)) / 1e6)
     return max(rates)
 
 
