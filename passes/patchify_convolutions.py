@@ -7,9 +7,9 @@ compiles such a convolution as a direct convolution that ran ViT-B's at 42 ms si
 against PyTorch's 3 ms; as a matmul it takes 2 ms.  (IREE's `--iree-global-opt-use-im2col-for-convs`
 gets the same for this one but makes 3x3 convolutions 3-4x slower, so it is no default.)
 A ResNet's 1x1 convolutions (stride 1, or 2 in its downsampling shortcuts: every other row and
-column, then a 1x1) are the same case.  IREE ran them at 7-28 GFLOP/s in ResNet-50, written
+column, then a 1x1) are the same case.  IREE ran them at 6-29 GFLOP/s in ResNet-50, written
 with their batch norm in the next 3x3 convolution's padded layout; the matmul fenced off from
-what follows (an optimization_barrier) runs at 90: the model went from 293 ms to 101 ms.
+what follows (an optimization_barrier) runs at about 90: the model went from 293 ms to 101 ms.
 
 Only exact rewrites: static shapes, each spatial stride equal to its window or a window of 1,
 no padding, no dilation, no window reversal, one feature and batch group.  Trailing input rows
