@@ -22,9 +22,9 @@ from typing import Any
 
 import torch
 
-from shlo.dynamo import ShloFallbackWarning
-from shlo.models import DEMO_MODELS
-from shlo.timing import median_ms
+from shlo.frontend.dynamo import ShloFallbackWarning
+from shlo.runtime.timing import median_ms
+from shlo.tools.demo_models import DEMO_MODELS
 
 
 class Tiny(torch.nn.Module):

@@ -35,7 +35,7 @@ def build(name: str) -> tuple:
     """The model (eval mode) and its example inputs."""
     import torch
 
-    from shlo.models import DEMO_MODELS
+    from shlo.tools.demo_models import DEMO_MODELS
 
     demo = {example.name: example for example in DEMO_MODELS}
     if name in demo:
@@ -65,7 +65,7 @@ def onnx_latencies(model: object, inputs: tuple, runs: int) -> tuple[float, floa
     import onnxruntime
     import torch
 
-    from shlo.timing import median_ms
+    from shlo.runtime.timing import median_ms
 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "model.onnx"
@@ -89,12 +89,12 @@ def measure(name: str, runs: int) -> dict:
     import torch
 
     from shlo.api import HOST_DEVICES, CompiledModel, compile_module, flatten, on_faster_host_device
-    from shlo.frontend import import_model
-    from shlo.ir_edit import functions
-    from shlo.numerics import compare
+    from shlo.frontend.torch_import import import_model
+    from shlo.ir.edit import functions
     from shlo.passes.op_stats import function_stats
-    from shlo.runtime import LoadedModule
-    from shlo.timing import median_ms
+    from shlo.runtime.loaded import LoadedModule
+    from shlo.runtime.numerics import compare_outputs
+    from shlo.runtime.timing import median_ms
 
     model, inputs = build(name)
     with torch.no_grad():
@@ -113,7 +113,7 @@ def measure(name: str, runs: int) -> dict:
     shlo, runners = {}, {}
     for device in HOST_DEVICES:
         runners[device] = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
-        error = max(check.max_abs for check in compare(runners[device](*inputs), expected))
+        error = max(check.max_abs for check in compare_outputs(runners[device](*inputs), expected))
         shlo[device] = median_ms(lambda r=runners[device]: r(*inputs), runs)
     picked = on_faster_host_device(runners["local-task"], inputs, {}).loaded.device_name
     ort_1, ort_n = onnx_latencies(model, inputs, runs)
@@ -142,7 +142,7 @@ def matmul_rate(runs: int) -> float:
     import torch
 
     from shlo.api import compile_torch
-    from shlo.timing import time_calls
+    from shlo.runtime.timing import time_calls
 
     torch.set_num_threads(1)
     rates = []

@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from shlo.native_tools import tool_path
+from shlo.pipeline.native_tools import tool_path
 
 PIPELINE = ["--inline", "--symbol-dce", "--canonicalize"]
 OPS_PER_FUNCTION = 200

@@ -38,7 +38,7 @@ def _build(width: int, depth: int, mode: str, scratch: Path) -> dict:
     import torch
 
     from shlo.api import compile_module, flatten
-    from shlo.frontend import import_model
+    from shlo.frontend.torch_import import import_model
 
     torch.manual_seed(0)
     layers = [torch.nn.Linear(width, width, bias=False) for _ in range(depth)]
@@ -71,8 +71,8 @@ def _run(scratch: Path) -> dict:
     """Load the compiled model and its archives, call it, compare with eager's output."""
     import numpy as np
 
-    from shlo.runtime import LoadedModule
-    from shlo.timing import median_ms
+    from shlo.runtime.loaded import LoadedModule
+    from shlo.runtime.timing import median_ms
 
     archive = scratch / "weights.irpa"
     loaded = LoadedModule(

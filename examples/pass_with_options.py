@@ -5,9 +5,9 @@
 
 from dataclasses import dataclass, field
 
-from shlo.opt_main import main as shlo_opt
-from shlo.python_pass import PassFailure, register_pass
-from shlo.stablehlo_world import ir
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import PassFailure, register_pass
+from shlo.tools.opt_main import main as shlo_opt
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,12 @@
 (then `shlo-opt --x-times-two-to-add` works in any program that imports this module)
 """
 
-from shlo.ir_io import parse_source
-from shlo.python_pass import register_pass
-from shlo.scripting import Pipeline
-from shlo.source import Source
-from shlo.stablehlo_world import ir, rewrite
-from shlo.world import ContextPolicy, get_world
+from shlo.ir.module import parse_source
+from shlo.ir.source import Source
+from shlo.ir.stablehlo import ir, rewrite
+from shlo.ir.worlds import ContextPolicy, get_world
+from shlo.pipeline.python_pass import register_pass
+from shlo.pipeline.scripting import Pipeline
 
 
 def _is_two(value) -> bool:

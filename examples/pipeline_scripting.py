@@ -3,10 +3,10 @@
 .venv/bin/python examples/pipeline_scripting.py
 """
 
-from shlo.ir_io import parse_source
-from shlo.scripting import Pipeline
-from shlo.source import Source
-from shlo.world import ContextPolicy, get_world
+from shlo.ir.module import parse_source
+from shlo.ir.source import Source
+from shlo.ir.worlds import ContextPolicy, get_world
+from shlo.pipeline.scripting import Pipeline
 
 PROGRAM = """
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {

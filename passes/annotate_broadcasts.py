@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir_edit import ops_in
-from shlo.python_pass import register_pass
-from shlo.stablehlo_world import ir
+from shlo.ir.edit import ops_in
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import register_pass
 
 
 def _producer(value: Any) -> Any | None:

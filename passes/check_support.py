@@ -3,8 +3,8 @@
 Consumers that import StableHLO stop at the first thing they do not support; this pass lists
 all of them at once, each at its location, with a count per kind, and fails when any is found.
 - `iree`: what IREE's StableHLO input conversion rejects, asked of iree-compile op by op
-  (shlo.iree_legality), so the answer is the pinned compiler's own.
-- `interpreter`: ops the reference interpreter cannot evaluate (shlo.interpreter's table, each
+  (shlo.backend.legality), so the answer is the pinned compiler's own.
+- `interpreter`: ops the reference interpreter cannot evaluate (shlo.interpreter.unsupported, each
   entry run in the lit tests), collectives outside `interpreter.run_parallel`, complex results.
 - `luminal`: the rules of Luminal's HLO importer (shared/luminal-hlo-support.md): one function
   and no calls, a fixed op list, splat literals only, add/or/max reduce bodies, NCHW convolutions.
@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from shlo import iree_legality
-from shlo.interpreter import PARALLEL_ONLY, unsupported_ops
-from shlo.ir_edit import functions, ops_in
-from shlo.ir_io import constant_value
-from shlo.python_pass import PassFailure, register_pass
-from shlo.stablehlo_world import ir
+from shlo.backend import legality
+from shlo.interpreter.unsupported import PARALLEL_ONLY, unsupported_ops
+from shlo.ir.edit import functions, ops_in
+from shlo.ir.module import constant_value
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import PassFailure, register_pass
 
 Problem = tuple[Any, str, str]  # (op, kind counted in the summary, message)
 _LUMINAL_OPS = {
@@ -161,7 +161,7 @@ def interpreter_problems(module: Any) -> list[Problem]:
 
 def iree_problems(module: Any) -> list[Problem]:
     """Ops IREE's StableHLO input conversion rejects, each with iree-compile's own reason."""
-    return [(op, op.name, message) for op, message in iree_legality.rejected(module)]
+    return [(op, op.name, message) for op, message in legality.rejected(module)]
 
 
 TARGETS: dict[str, Callable[[Any], list[Problem]]] = {

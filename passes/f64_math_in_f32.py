@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir_edit import ops_in
-from shlo.python_pass import register_pass
-from shlo.stablehlo_world import ir
+from shlo.ir.edit import ops_in
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import register_pass
 
 # Elementwise ops whose SPIR-V (GLSL.std.450) lowering exists only for 16/32-bit floats.
 F32_ONLY = (

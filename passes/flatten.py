@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shlo.ir_edit import functions, ops_in
-from shlo.python_pass import PassFailure, register_pass, register_pipeline
-from shlo.stablehlo_world import ir
+from shlo.ir.edit import functions, ops_in
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import PassFailure, register_pass, register_pipeline
 
 PROFILES = {"default": False, "luminal": True, "iree": False}  # profile -> needs static shapes
 

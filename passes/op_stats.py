@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from shlo.python_pass import PassFailure, register_pass
-from shlo.stablehlo_world import _stablehlo, ir
+from shlo.ir.stablehlo import ConvDimensionNumbers, DotDimensionNumbers, ir
+from shlo.pipeline.python_pass import PassFailure, register_pass
 
 _CONSTANTS = ("stablehlo.constant", "arith.constant")
 _FORMATS = ("text", "json")
@@ -57,10 +57,10 @@ def _matmul_flops(op: Any) -> int:
     if op.name == "stablehlo.dot":
         depth = lhs.shape[-1]
     elif op.name == "stablehlo.dot_general":
-        numbers = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+        numbers = DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
         depth = math.prod(lhs.shape[d] for d in numbers.lhs_contracting_dimensions)
     else:
-        numbers = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+        numbers = ConvDimensionNumbers(op.attributes["dimension_numbers"])
         depth = rhs.shape[numbers.kernel_input_feature_dimension] * math.prod(
             rhs.shape[d] for d in numbers.kernel_spatial_dimensions
         )

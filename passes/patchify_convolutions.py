@@ -3,13 +3,13 @@
 A vision transformer's patch embedding (`nn.Conv2d(3, 768, 16, stride=16)`) is a convolution
 whose stride equals its window: every input element is read once, so the convolution is a
 reshape and transpose of the input into patches times the kernel as a matrix.  IREE 3.13
-compiles such a convolution as a direct convolution that ran ViT-B's at 42 ms single-threaded
-against PyTorch's 3 ms; as a matmul it takes 2 ms.  (IREE's `--iree-global-opt-use-im2col-for-convs`
-gets the same for this one but makes 3x3 convolutions 3-4x slower, so it is no default.)
-A ResNet's 1x1 convolutions (stride 1, or 2 in its downsampling shortcuts: every other row and
-column, then a 1x1) are the same case.  IREE ran them at 6-29 GFLOP/s in ResNet-50, written
-with their batch norm in the next 3x3 convolution's padded layout; the matmul fenced off from
-what follows (an optimization_barrier) runs at about 90: the model went from 293 ms to 101 ms.
+compiles such a convolution as a slow direct convolution, and as a matmul it is fast.  (IREE's
+`--iree-global-opt-use-im2col-for-convs` does the same for this one but slows 3x3
+convolutions down, so it is no default.)  A ResNet's 1x1 convolutions (stride 1, or 2 in its
+downsampling shortcuts: every other row and column, then a 1x1) are the same case.  IREE fuses
+their batch norm into the store in the next 3x3 convolution's padded layout, which it does not
+data-tile; the matmul fenced off from what follows (an optimization_barrier) is data-tiled.
+The measurements are in benchmarks/README.md.
 
 Only exact rewrites: static shapes, each spatial stride equal to its window or a window of 1,
 no padding, no dilation, no window reversal, one feature and batch group.  Trailing input rows
@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir_edit import ops_in
-from shlo.python_pass import register_pass
-from shlo.stablehlo_world import _stablehlo, ir
+from shlo.ir.edit import ops_in
+from shlo.ir.stablehlo import ConvDimensionNumbers, DotDimensionNumbers, ir
+from shlo.pipeline.python_pass import register_pass
 
 _GROUPS = ("feature_group_count", "batch_group_count")
 _DILATIONS = ("lhs_dilation", "rhs_dilation")
@@ -46,7 +46,7 @@ def _patch_sizes(conv: Any) -> tuple[list[int], list[int]] | None:
     result = ir.RankedTensorType(conv.results[0].type)
     if not (lhs.has_static_shape and rhs.has_static_shape and result.has_static_shape):
         return None
-    numbers = _stablehlo.ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
     window = [rhs.shape[d] for d in numbers.kernel_spatial_dimensions]
     groups = [ir.IntegerAttr(conv.attributes[name]).value for name in _GROUPS]
     padding = conv.attributes["padding"] if "padding" in conv.attributes else None
@@ -90,7 +90,7 @@ def _reshape(value: Any, shape: list[int]) -> Any:
 
 
 def _rewrite(conv: Any, window: list[int], strides: list[int]) -> None:
-    numbers = _stablehlo.ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
     lhs, rhs = conv.operands
     out_type = ir.RankedTensorType(conv.results[0].type)
     rank = len(window)
@@ -140,7 +140,7 @@ def _rewrite(conv: Any, window: list[int], strides: list[int]) -> None:
     out_features = ir.RankedTensorType(kernel.type).shape[-1]
     matrix = _reshape(kernel, [math.prod(window) * features, out_features])
     attributes = {
-        "dot_dimension_numbers": _stablehlo.DotDimensionNumbers.get(
+        "dot_dimension_numbers": DotDimensionNumbers.get(
             lhs_batching_dimensions=[],
             rhs_batching_dimensions=[],
             lhs_contracting_dimensions=[1],

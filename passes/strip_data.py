@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shlo.ir_edit import ops_in
-from shlo.ir_io import constant_value
-from shlo.python_pass import PassFailure, register_pass
-from shlo.stablehlo_world import ir
+from shlo.ir.edit import ops_in
+from shlo.ir.module import constant_value
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import PassFailure, register_pass
 
 _CONSTANTS = ("stablehlo.constant", "arith.constant")
 

@@ -33,7 +33,7 @@ def make(folder: Path, cuda_arch: str) -> int:
     from torch.utils import _pytree as pytree
 
     from shlo.api import compile_module, flatten
-    from shlo.frontend import import_model
+    from shlo.frontend.torch_import import import_model
     from zoo import ZOO
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -60,8 +60,8 @@ def make(folder: Path, cuda_arch: str) -> int:
 def run(folder: Path, device: str) -> int:
     import torch
 
-    from shlo.numerics import compare
-    from shlo.runtime import LoadedModule
+    from shlo.runtime.loaded import LoadedModule
+    from shlo.runtime.numerics import compare_outputs
 
     failures = 0
     for vmfb in sorted(folder.glob("*.vmfb")):
@@ -73,7 +73,7 @@ def run(folder: Path, device: str) -> int:
         start = time.perf_counter()
         outputs = loaded("main", *inputs)
         elapsed = (time.perf_counter() - start) * 1e3
-        checks = compare([torch.from_numpy(o) for o in outputs], expected)
+        checks = compare_outputs([torch.from_numpy(o) for o in outputs], expected)
         ok = all(check.ok for check in checks)
         failures += not ok
         print(

@@ -16,7 +16,7 @@ config.test_exec_root = os.path.join(repo_root, "build", "lit")
 # Tools come from the interpreter's environment (.venv/bin): shlo-opt, filecheck, not (lit's).
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
-for name in ("HOME", "XDG_CACHE_HOME", "TMPDIR"):
+for name in ("HOME", "XDG_CACHE_HOME", "SHLO_CACHE_DIR", "TMPDIR"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
 config.substitutions.append(("%PYTHON", sys.executable))

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from shlo.bundle import Bundle, BundleError, load_module, save_bundle
-from shlo.models import SmallCNN
-from shlo.numerics import assert_close
+from shlo.frontend.bundle import Bundle, BundleError, load_module, save_bundle
+from shlo.runtime.numerics import assert_close
+from shlo.tools.demo_models import SmallCNN
 
 
 class TwoHeads(torch.nn.Module):
@@ -32,7 +32,7 @@ class TwoHeads(torch.nn.Module):
 
 
 def test_round_trip_keeps_numbers_structure_and_the_version(tmp_path: Path) -> None:
-    from shlo.stablehlo_world import stablehlo_version
+    from shlo.ir.stablehlo import stablehlo_version
 
     model = TwoHeads().eval()
     inputs = {"x": torch.randn(3, 6), "scale": torch.full((3, 6), 2.0)}
@@ -57,7 +57,7 @@ def test_round_trip_keeps_numbers_structure_and_the_version(tmp_path: Path) -> N
 
 
 def test_cnn_bundle_runs_on_vulkan_and_through_the_cli(tmp_path: Path) -> None:
-    from shlo.cli import main
+    from shlo.tools.cli import main
 
     model, x = SmallCNN().eval(), torch.randn(2, 3, 32, 32)
     save_bundle(model, (x,), tmp_path / "cnn")
@@ -69,7 +69,14 @@ def test_cnn_bundle_runs_on_vulkan_and_through_the_cli(tmp_path: Path) -> None:
     assert main([*argv, "--expected-output", f"@{tmp_path / 'want.npy'}"]) == 0
     assert main(["compile", str(tmp_path / "cnn"), "-o", str(tmp_path / "cnn.vmfb")]) == 0
     assert (tmp_path / "cnn.vmfb").stat().st_size > 0
-    argv = ["import", "shlo.models:MLP", "--input", "8x64xf32", "--bundle", str(tmp_path / "mlp")]
+    argv = [
+        "import",
+        "shlo.tools.demo_models:MLP",
+        "--input",
+        "8x64xf32",
+        "--bundle",
+        str(tmp_path / "mlp"),
+    ]
     assert main(argv) == 0
     assert (tmp_path / "mlp" / "functions" / "forward.meta").is_file()
     assert sorted(p.name for p in (tmp_path / "mlp" / "data").iterdir())[0] == "net.0.bias"

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shlo.cli import main, parse_tensor
+from shlo.tools.cli import main, parse_tensor
 
 
 def test_parse_tensor_syntax(tmp_path: Path) -> None:
@@ -20,7 +20,9 @@ def test_parse_tensor_syntax(tmp_path: Path) -> None:
 
 def test_import_compile_run_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mlir, vmfb, out = tmp_path / "m.mlir", tmp_path / "m.vmfb", tmp_path / "out.npy"
-    assert main(["import", "shlo.models:MLP", "--input", "2x64xf32", "-o", str(mlir)]) == 0
+    assert (
+        main(["import", "shlo.tools.demo_models:MLP", "--input", "2x64xf32", "-o", str(mlir)]) == 0
+    )
     assert "func.func @main(%arg0: tensor<2x64xf32>) -> tensor<2x10xf32>" in mlir.read_text()
     assert main(["compile", str(mlir), "--target", "llvm-cpu", "-o", str(vmfb)]) == 0
     assert "compiled with: iree-compile" in capsys.readouterr().err

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shlo.cli import main
-from shlo.compare import compare
-from shlo.ir_io import parse_source
-from shlo.source import Source
-from shlo.world import ContextPolicy, get_world
+from shlo.interpreter.compare_devices import compare_devices
+from shlo.ir.module import parse_source
+from shlo.ir.source import Source
+from shlo.ir.worlds import ContextPolicy, get_world
+from shlo.tools.cli import main
 
 PROGRAM = """// reference
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -31,13 +31,18 @@ def _module(text: str, name: str):
 
 
 def test_matching_program_agrees_everywhere() -> None:
-    reports = compare(_module(PROGRAM, "ref.mlir"), [X], devices=["local-task"])
+    reports = compare_devices(_module(PROGRAM, "ref.mlir"), [X], devices=["local-task"])
     assert [r.ok for r in reports] == [True] and reports[0].divergence is None
+
+
+def test_every_device_of_the_table_can_be_named() -> None:
+    reports = compare_devices(_module(PROGRAM, "ref.mlir"), [X], devices=["local-sync"])
+    assert [(r.device, r.ok) for r in reports] == [("local-sync", True)]
 
 
 def test_injected_wrong_constant_is_named() -> None:
     wrong = PROGRAM.replace("3.0, 4.0]", "3.5, 4.0]")
-    (report,) = compare(
+    (report,) = compare_devices(
         _module(PROGRAM, "ref.mlir"),
         [X],
         candidate=_module(wrong, "bad.mlir"),
@@ -51,7 +56,16 @@ def test_injected_wrong_constant_is_named() -> None:
 
 def test_cli_compares_a_torch_model_with_eager(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
-        main(["compare", "shlo.models:MLP", "--input=2x64xf32=0.5", "--device", "local-task"]) == 0
+        main(
+            [
+                "compare",
+                "shlo.tools.demo_models:MLP",
+                "--input=2x64xf32=0.5",
+                "--device",
+                "local-task",
+            ]
+        )
+        == 0
     )
     out = capsys.readouterr().out
     assert "interpreter all" in out and "eager       [0]" in out and "MISMATCH" not in out

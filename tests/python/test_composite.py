@@ -12,10 +12,10 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 from shlo.api import compile_module, compile_torch, flatten, run_pipeline
-from shlo.bundle import Bundle, save_bundle
-from shlo.composite import CompositeBuilder
-from shlo.frontend import import_model
-from shlo.numerics import assert_close
+from shlo.frontend.bundle import Bundle, save_bundle
+from shlo.frontend.composite import CompositeBuilder
+from shlo.frontend.torch_import import import_model
+from shlo.runtime.numerics import assert_close
 
 
 class AttentionBlock(torch.nn.Module):
@@ -72,7 +72,7 @@ def test_composites_decompose_on_request_all_or_all_but_kept(block) -> None:
     assert "stablehlo.composite" not in gone.text() and gone.text().count("func.func") == 1
     with torch.no_grad():
         want = model(x)
-    from shlo.runtime import LoadedModule
+    from shlo.runtime.loaded import LoadedModule
 
     loaded = LoadedModule(compile_module(gone).vmfb, "local-task")
     assert_close(torch.from_numpy(loaded("main", x.numpy())[0]), want)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shlo.backend import Target
-from shlo.demo import _table, demo_model
-from shlo.models import DEMO_MODELS
+from shlo.backend.compile import Target
+from shlo.tools.demo import _table, demo_model
+from shlo.tools.demo_models import DEMO_MODELS
 
 
 def test_demo_model_leaves_artifacts_and_passes(tmp_path: Path) -> None:

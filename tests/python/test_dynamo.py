@@ -7,8 +7,9 @@ import warnings
 import pytest
 import torch
 
-from shlo.dynamo import ShloFallbackWarning
-from shlo.numerics import assert_close
+from shlo.backend.targets import target_for_device
+from shlo.frontend.dynamo import ShloFallbackWarning
+from shlo.runtime.numerics import assert_close
 from test_zoo import DEVICES, EXAMPLES
 
 
@@ -17,7 +18,7 @@ from test_zoo import DEVICES, EXAMPLES
 def test_zoo_through_torch_compile(name: str, device: str) -> None:
     torch._dynamo.reset()
     model, inputs = EXAMPLES[name].instantiate()
-    options = {"target": DEVICES[device].value, "device": device, "fallback": False}
+    options = {"target": target_for_device(device).value, "device": device, "fallback": False}
     compiled = torch.compile(model, backend="shlo", options=options)
     assert_close(compiled(*inputs), model(*inputs))
 
@@ -25,7 +26,7 @@ def test_zoo_through_torch_compile(name: str, device: str) -> None:
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_encoder_fast_path_under_no_grad_compiles(norm_first: bool) -> None:
     # Under no_grad, nn.TransformerEncoderLayer calls aten._transformer_encoder_layer_fwd,
-    # which torch-mlir cannot lower; shlo.decompositions rewrites it.
+    # which torch-mlir cannot lower; shlo.frontend.decompositions rewrites it.
     torch._dynamo.reset()
     layer = torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, norm_first=norm_first)
     layer.eval()
@@ -82,7 +83,7 @@ def test_uncompilable_graph_falls_back_loudly_or_raises() -> None:
 
 _CACHED_RUN = """
 import torch
-from shlo import cache
+from shlo.backend import cache
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 2))
 x = torch.linspace(-1, 1, 32).reshape(4, 8)
@@ -112,7 +113,7 @@ def test_a_second_process_reuses_the_compiled_graph(tmp_path) -> None:
     assert run() == ["0", "1", "0"]  # read back: iree-compile not run
     options = {"fallback": False, "cache": False}
     torch._dynamo.reset()
-    from shlo import cache
+    from shlo.backend import cache
 
     before = cache.STATS.misses + cache.STATS.disk_hits + cache.STATS.memory_hits
     torch.compile(torch.nn.Linear(3, 3), backend="shlo", options=options)(torch.ones(1, 3))
@@ -120,7 +121,7 @@ def test_a_second_process_reuses_the_compiled_graph(tmp_path) -> None:
 
 
 def test_the_same_graph_twice_in_one_process_compiles_once() -> None:
-    from shlo import cache
+    from shlo.backend import cache
 
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()).eval()
     x = torch.randn(2, 4)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shlo.check_dialect import CheckSyntaxError, generic_check, to_generic
+from shlo.ir.check_dialect import CheckSyntaxError, generic_check, to_generic
 
 
 @pytest.mark.parametrize(
@@ -69,9 +69,9 @@ func.func @spectrum(%a: tensor<2xcomplex<f32>>) -> tensor<2xf32> {
 
 
 def _module():
-    from shlo.ir_io import parse_source
-    from shlo.source import Source
-    from shlo.world import ContextPolicy, get_world
+    from shlo.ir.module import parse_source
+    from shlo.ir.source import Source
+    from shlo.ir.worlds import ContextPolicy, get_world
 
     world = get_world("stablehlo")
     return parse_source(
@@ -82,7 +82,7 @@ def _module():
 def test_interpret_numpy_in_numpy_out_choosing_the_function() -> None:
     import numpy as np
 
-    from shlo.interpreter import interpret_module
+    from shlo.interpreter.evaluate import interpret_module
 
     module = _module()
     (product,) = interpret_module(
@@ -96,7 +96,7 @@ def test_interpret_numpy_in_numpy_out_choosing_the_function() -> None:
 def test_interpreter_abort_is_an_error_not_a_dead_process() -> None:
     import numpy as np
 
-    from shlo.interpreter import InterpreterError, interpret_module
+    from shlo.interpreter.evaluate import InterpreterError, interpret_module
 
     with pytest.raises(InterpreterError, match="@spectrum: the interpreter aborted"):
         interpret_module(_module(), [np.array([1 + 0j, 2 + 0j], np.complex64)], "spectrum")
@@ -105,7 +105,7 @@ def test_interpreter_abort_is_an_error_not_a_dead_process() -> None:
 
 
 def test_portable_artifact_round_trip_and_range() -> None:
-    from shlo.portable import PortableError, deserialize, serialize
+    from shlo.ir.portable import PortableError, deserialize, serialize
 
     module = _module()
     for target in ("minimum", "1.0.0", "current"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import NESTED
-from shlo.ir_io import IRModule, PrintOptions, parse_source
-from shlo.source import Source, read_source
-from shlo.world import ContextPolicy, get_world
+from shlo.ir.module import IRModule, PrintOptions, parse_source
+from shlo.ir.source import Source, read_source
+from shlo.ir.worlds import ContextPolicy, get_world
 
 
 @pytest.mark.parametrize("world_name", ["stablehlo", "iree"])

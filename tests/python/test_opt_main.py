@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from shlo.opt_main import main
-from shlo.python_pass import PassFailure, register_pass
+from shlo.pipeline.python_pass import PassFailure, register_pass
+from shlo.tools.opt_main import main
 
 
 @register_pass("test-raise-bug")

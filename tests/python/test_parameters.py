@@ -9,14 +9,14 @@ import pytest
 import torch
 
 from shlo.api import compile_module, compile_torch, flatten
-from shlo.backend import CompileError
-from shlo.frontend import import_model
-from shlo.ir_io import IRModule
-from shlo.models import MLP
-from shlo.numerics import assert_close
-from shlo.runtime import LoadedModule, RunError
-from shlo.stablehlo_world import WORLD
-from shlo.world import ContextPolicy
+from shlo.backend.compile import CompileError
+from shlo.frontend.torch_import import import_model
+from shlo.ir.module import IRModule
+from shlo.ir.stablehlo import WORLD
+from shlo.ir.worlds import ContextPolicy
+from shlo.runtime.loaded import LoadedModule, RunError
+from shlo.runtime.numerics import assert_close
+from shlo.tools.demo_models import MLP
 
 
 @pytest.mark.parametrize(("target", "device"), [("llvm-cpu", "local-task"), ("vulkan", "vulkan")])
@@ -81,7 +81,7 @@ def test_a_failed_compile_leaves_no_archive_behind(tmp_path: Path) -> None:
 def test_cli_compiles_to_an_archive_and_runs_with_it(tmp_path: Path, capsys) -> None:
     import numpy as np
 
-    from shlo.cli import main
+    from shlo.tools.cli import main
 
     model, x = MLP().eval(), torch.randn(8, 64)
     (tmp_path / "m.mlir").write_text(flatten(import_model(model, (x,)).module).text())
@@ -115,7 +115,7 @@ def test_llvm_cpu_archives_come_with_their_weights_packed(tmp_path: Path) -> Non
     assert compiled.compiled.command[0] == "iree-compile"
     assert compiled.compiled.command[-2:] == ("-o", "module.vmfb")
     assert command.endswith(
-        "python -m shlo.encode_parameters --module=encoder.vmfb "
+        "python -m shlo.runtime.encode_parameters --module=encoder.vmfb "
         "--parameters=model=w.irpa --output=encoded=w.encoded.irpa"
     )
     index = iree_runtime.ParameterIndex()
@@ -137,7 +137,7 @@ def test_a_module_without_large_weights_gets_an_empty_archive(tmp_path: Path) ->
 
 
 def test_encoder_runner_names_what_is_wrong(tmp_path: Path, capsys) -> None:
-    from shlo.encode_parameters import main
+    from shlo.runtime.encode_parameters import main
 
     model, x = MLP().eval(), torch.randn(8, 64)
     vmfb = tmp_path / "m.vmfb"

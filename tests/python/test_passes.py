@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from shlo.api import PipelineRunError, flatten, run_pipeline
-from shlo.frontend import import_model
-from shlo.models import SmallCNN
+from shlo.frontend.torch_import import import_model
+from shlo.tools.demo_models import SmallCNN
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_check_support_passes_a_model_its_target_runs(cnn_module, target: str) -
 
 
 def test_check_support_iree_names_every_op_iree_compile_stops_at() -> None:
-    from shlo.backend import CompileError, compile_bytecode
+    from shlo.backend.compile import CompileError, compile_bytecode
 
     model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
     batch = torch.export.Dim("batch", min=1, max=64)

@@ -2,13 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from shlo.pipeline_syntax import (
-    Element,
-    PipelineSyntaxError,
-    flag_to_element,
-    parse_pipeline,
-    split_top_level,
-)
+from shlo.ir.text import split_top_level
+from shlo.pipeline.syntax import Element, PipelineSyntaxError, flag_to_element, parse_pipeline
 
 
 def test_split_respects_braces_parens_and_quotes() -> None:

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from shlo import python_pass
-from shlo.opt_main import main
+from shlo.pipeline import python_registry
+from shlo.pipeline.python_pass import REGISTRY
+from shlo.tools.opt_main import main
 
 PLUGIN = '''
-from shlo.python_pass import register_pass
+from shlo.pipeline.python_pass import register_pass
 
 @register_pass("plugin-hello")
 def hello(module, options):
@@ -33,9 +34,11 @@ def test_entry_point_pass_runs_from_the_command_line(
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: shlo-plugin-demo\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[shlo.passes]\ndemo = shlo_plugin_demo\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(python_pass, "_ENTRY_POINTS_LOADED", [])
-    monkeypatch.setattr(python_pass, "_REGISTRY", dict(python_pass._REGISTRY))
+    monkeypatch.setattr(python_registry, "_ENTRY_POINTS_LOADED", [])
     monkeypatch.delitem(sys.modules, "shlo_plugin_demo", raising=False)
-    assert main([str(nested_file), "--plugin-hello"]) == 0
-    assert "hello from a plugin" in capsys.readouterr().err
-    assert "plugin-hello" in python_pass.python_passes()
+    try:
+        assert main([str(nested_file), "--plugin-hello"]) == 0
+        assert "hello from a plugin" in capsys.readouterr().err
+        assert "plugin-hello" in python_registry.python_passes()
+    finally:
+        REGISTRY.pop("plugin-hello", None)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from shlo.python_pass import OptionError, PythonPass, python_passes, register_pass
+from shlo.pipeline.python_pass import OptionError, PythonPass, register_pass
+from shlo.pipeline.python_registry import python_passes
 
 
 @dataclass(frozen=True)

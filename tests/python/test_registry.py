@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shlo.registry import all_passes, closest_names, format_pass_list, parse_list_passes
+from shlo.pipeline.registry import all_passes, closest_names, format_pass_list, parse_list_passes
 
 LISTED = """Passes:
   --canonicalize                           -   Canonicalize operations

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from shlo.ir_io import parse_source
-from shlo.scripting import Pipeline
-from shlo.source import Source
-from shlo.world import ContextPolicy, get_world
+from shlo.ir.module import parse_source
+from shlo.ir.source import Source
+from shlo.ir.worlds import ContextPolicy, get_world
+from shlo.pipeline.scripting import Pipeline
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NESTED = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -66,7 +66,7 @@ def test_run_mixes_worlds_and_captures_instrumentation() -> None:
 
 
 def test_unknown_pass_in_a_built_pipeline() -> None:
-    from shlo.planner import UnknownPass
+    from shlo.pipeline.planner import UnknownPass
 
     with pytest.raises(UnknownPass, match="did you mean 'canonicalize'"):
         Pipeline().canonicalise().run(_module())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shlo.source import Source, split_source, wrap_in_module
+from shlo.ir.source import Source, split_source, wrap_in_module
 
 
 def test_split_keeps_first_line_numbers() -> None:

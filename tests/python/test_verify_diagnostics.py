@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from shlo.diagnostics import Diagnostic, parse_printed
-from shlo.source import Source
-from shlo.verify_diagnostics import parse_expected, verify
+from shlo.ir.diagnostics import Diagnostic, parse_printed
+from shlo.ir.source import Source
+from shlo.ir.verify_diagnostics import parse_expected, verify
 
 TEXT = """func.func @f() {
   // expected-error@+1 {{first}}

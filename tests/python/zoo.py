@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from shlo.models import DEMO_MODELS, Example
+from shlo.tools.demo_models import DEMO_MODELS, Example
 
 
 def _seeded(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:

@@ -6,6 +6,8 @@
 // RUN: not shlo-opt %s --shlo-flatten=profile=tpu 2>&1 | filecheck %s --check-prefix=PROFILE
 // RUN: not shlo-opt %inputs/not_flat.mlir --split-input-file --shlo-flatten=profile=luminal 2>&1 | filecheck %s --check-prefix=NOTFLAT
 
+// The Python pass pipeline `shlo-flatten` (passes/flatten.py); the plain upstream flatten
+// pipeline is tested in tests/lit/upstream_flatten_pipeline.mlir.
 // EXPANDED: [stablehlo] builtin.module(func.func(stablehlo-legalize-composite-to-call), inline, symbol-dce, canonicalize, shlo-verify-flat{profile=iree})
 // PROFILE: shlo-opt: shlo-flatten: profile must be one of default, luminal, iree
 // KEEPALONE: shlo-opt: shlo-flatten: keep names composites to spare from decompose; add decompose=true

@@ -1,0 +1,95 @@
+"""Compiled `.vmfb`s kept in memory and on disk, keyed by the module and the compile command.
+
+A `torch.compile` graph or a model compiled again (in this process or the next) skips
+iree-compile.  The key is a SHA-256 of the module's bytecode, the iree-compile flags, the
+compiler's version and, for `target-cpu=host`, the host CPU; any change compiles anew.
+Location: `shlo.settings.cache_dir()`; entries are written atomically (a crash never leaves a
+truncated `.vmfb` behind).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+
+from shlo.ir.output import OutputError, atomic_path
+from shlo.settings import cache_dir
+
+_IN_MEMORY = 16  # entries
+
+
+@dataclass
+class Stats:
+    """How the cache answered in this process (tests and benchmarks read it)."""
+
+    memory_hits: int = 0
+    disk_hits: int = 0
+    misses: int = 0
+
+
+STATS = Stats()
+_memory: OrderedDict[str, bytes] = OrderedDict()
+
+
+def directory() -> Path:
+    return Path(cache_dir())
+
+
+@cache
+def _host_cpu() -> str:
+    """What `--iree-llvmcpu-target-cpu=host` resolves to depends on the machine."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor() or platform.machine()
+    wanted = ("model name", "flags", "Features")
+    return "\n".join(dict.fromkeys(line for line in lines if line.startswith(wanted)))
+
+
+def key(module_bytecode: bytes, flags: list[str]) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"shlo-cache-1\0iree {version('iree-base-compiler')}\0".encode())
+    digest.update("\0".join(flags).encode())
+    if any(flag.endswith("target-cpu=host") for flag in flags):
+        digest.update(_host_cpu().encode())
+    digest.update(b"\0" + module_bytecode)
+    return digest.hexdigest()
+
+
+def lookup(entry: str) -> bytes | None:
+    if entry in _memory:
+        _memory.move_to_end(entry)
+        STATS.memory_hits += 1
+        return _memory[entry]
+    try:
+        vmfb = (directory() / f"{entry}.vmfb").read_bytes()
+    except OSError:
+        STATS.misses += 1
+        return None
+    STATS.disk_hits += 1
+    _remember(entry, vmfb)
+    return vmfb
+
+
+def store(entry: str, vmfb: bytes) -> None:
+    """Keep `vmfb`; a cache directory that cannot be written is skipped, never an error."""
+    _remember(entry, vmfb)
+    folder = directory()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with atomic_path(folder / f"{entry}.vmfb") as scratch:
+            scratch.write_bytes(vmfb)
+    except (OSError, OutputError):
+        return
+
+
+def _remember(entry: str, vmfb: bytes) -> None:
+    _memory[entry] = vmfb
+    _memory.move_to_end(entry)
+    while len(_memory) > _IN_MEMORY:
+        _memory.popitem(last=False)

@@ -1,0 +1,223 @@
+"""StableHLO -> `.vmfb` with IREE's compiler, with the flags that avoid IREE's known traps.
+
+Every compile runs the wheel's `iree-compile` binary with an explicit flag list and records it,
+so a user can rerun exactly the same command by hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import tempfile
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from shlo.backend import cache
+from shlo.backend.flags import iree_compile_flags
+from shlo.backend.parameters import externalize, write_archive
+from shlo.backend.prepare import prepare
+from shlo.backend.targets import CompileError, Target
+from shlo.ir.diagnostics import format_all, parse_printed
+from shlo.ir.module import IRModule, PrintOptions
+from shlo.ir.output import atomic_path
+from shlo.pipeline.native_tools import run_binary
+from shlo.pipeline.run import run_pipeline
+from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archive
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled module and the exact commands that produced it (or identical earlier ones,
+    when `cached`): one iree-compile, more when the weights go to a parameter archive (export,
+    and on llvm-cpu IREE's encoder compiled and run)."""
+
+    vmfb: bytes
+    target: Target
+    commands: tuple[tuple[str, ...], ...]
+    cached: bool = False
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        """The iree-compile command that wrote the `.vmfb` (the encoder's come after it)."""
+        return next(
+            c for c in reversed(self.commands) if c[0] == "iree-compile" and c[-1] != _ENCODER_VMFB
+        )
+
+    def command_line(self) -> str:
+        return " && ".join(shlex.join(command) for command in self.commands)
+
+
+def compile_module(
+    module: IRModule,
+    target: Target | str = "llvm-cpu",
+    *,
+    cuda: str | None = None,
+    extra_flags: tuple[str, ...] = (),
+    use_cache: bool = False,
+    parameters: str | Path | None = None,
+    weights: dict[str, torch.Tensor] | None = None,
+) -> Compiled:
+    """Compile to a `.vmfb`; `module` itself is left as it was.  `use_cache` reuses an
+    identical earlier compile (shlo.backend.cache: in memory, then on disk).
+
+    `parameters` keeps the weights in that .irpa archive, not the .vmfb: with `weights` (from
+    `import_model(..., weights="external")`, @main's leading arguments) the archive is written
+    from those tensors and they never enter the IR; without, the module's own constants are
+    exported during compilation.
+
+    f64 is kept when the public functions take or return it (IREE would demote it to f32; on
+    Vulkan, math functions SPIR-V lacks in f64 run in f32, with a warning); f64 that only the
+    importer introduced inside the program (torch-mlir's layer norm epsilon) is demoted.
+    """
+    if weights is not None and parameters is None:
+        raise ValueError("weights kept out of the IR need an archive: give parameters=PATH")
+    target = Target.get(target)
+    prepared, facts = prepare(module, target)
+    flags = iree_compile_flags(target, facts, extra_flags, cuda)
+    if weights is not None:
+        externalize(prepared, list(weights))
+        # IREE's parameter attributes are unregistered here: iree-compile reads them as text.
+        source = prepared.text(PrintOptions(debug_info=True)).encode()
+        return compile_bytecode(
+            source,
+            target,
+            flags,
+            parameters=parameters,
+            write_weights=functools.partial(write_archive, weights),
+        )
+    identity = run_pipeline(prepared, "builtin.module(strip-debuginfo)") if use_cache else None
+    return compile_bytecode(
+        prepared.to_bytecode(),
+        target,
+        flags,
+        cache_as=identity.to_bytecode() if identity else None,
+        parameters=parameters,
+    )
+
+
+# Constants at least this big go to the parameter archive; smaller ones stay in the .vmfb.
+PARAMETER_MINIMUM_BYTES = 4096
+_ENCODER_VMFB = "encoder.vmfb"
+_ENCODER = (
+    "--iree-parameter-encoder-output-file=encoder.mlir",
+    f"--iree-parameter-encoder-output-scope={ENCODED_SCOPE}",
+    "--iree-parameter-encoder-mode=overlay",
+)
+
+
+def encodes_parameters(target: Target) -> bool:
+    """Whether `target`'s weights also get an archive of the packed copies IREE's data tiling
+    makes (llvm-cpu).  Packing them at load keeps the mapped archive and a packed copy in memory
+    at once; IREE's encoder module packs them once, during compilation, and loading maps the
+    packed archive as it is."""
+    return target is Target.LLVM_CPU
+
+
+def _execute(steps: list[list[str]], target: Target, folder: str) -> None:
+    for tool, *arguments in steps:
+        done = run_binary(tool, arguments, cwd=folder)
+        if done.returncode != 0:
+            diagnostics = parse_printed(done.stderr)
+            detail = format_all(diagnostics, {}) if diagnostics else done.stderr
+            shown = arguments[1] if tool == "python" else tool
+            raise CompileError(f"{shown} failed for {target.value}:\n{detail.strip()}", diagnostics)
+
+
+def _steps(
+    name: str, flags: list[str], archive: str | None, export: bool, encoding: bool
+) -> list[list[str]]:
+    """The commands, run in a scratch folder on `name`.mlirbc.  `archive`: the .irpa to write;
+    `export`: the weights are still constants of the module (else the module reads them from
+    `archive`, written already); `encoding`: also write IREE's encoder module for them."""
+    source, resume, steps = f"{name}.mlirbc", [], []
+    if export:
+        pipeline = (
+            "builtin.module(iree-flow-outline-constants, iree-io-export-parameters{"
+            f"path={PARAMETER_SCOPE}={archive} minimum-size={PARAMETER_MINIMUM_BYTES}}})"
+        )
+        steps += [
+            ["iree-compile", source, *flags, "--compile-to=input", "-o", "input.mlirbc"],
+            ["iree-opt", "input.mlirbc", f"--pass-pipeline={pipeline}", "-o", "exported.mlirbc"],
+        ]
+        source, resume = "exported.mlirbc", ["--compile-from=input"]
+    encoder = list(_ENCODER) if encoding else []
+    return [*steps, ["iree-compile", source, *flags, *resume, *encoder, "-o", f"{name}.vmfb"]]
+
+
+def _encode_steps(flags: list[str], archive: str, encoded: str) -> list[list[str]]:
+    """Compile the encoder module and run it: `archive`'s weights, packed, into `encoded`."""
+    return [
+        ["iree-compile", "encoder.mlir", *flags, "-o", _ENCODER_VMFB],
+        [
+            "python",
+            "-m",
+            "shlo.runtime.encode_parameters",
+            f"--module={_ENCODER_VMFB}",
+            f"--parameters={PARAMETER_SCOPE}={archive}",
+            f"--output={ENCODED_SCOPE}={encoded}",
+        ],
+    ]
+
+
+def compile_bytecode(
+    module_bytecode: bytes,
+    target: Target | str,
+    flags: Sequence[str] | None = None,
+    *,
+    source_name: str = "module",
+    cache_as: bytes | None = None,
+    parameters: str | Path | None = None,
+    write_weights: Callable[[Path], None] | None = None,
+) -> Compiled:
+    """Compile StableHLO (bytecode or text) for `target` with iree-compile and `flags` (by
+    default the target's own, from `shlo.backend.flags`).
+
+    `cache_as` is the module's identity for shlo.backend.cache (its bytecode without locations,
+    which name dynamo's generated code differently each time); an earlier compile of the same
+    identity and flags is reused.  None: always compile.
+
+    `parameters`: write the weights to this IREE parameter archive (.irpa) instead of the
+    .vmfb.  They are exported after IREE's input conversion, as globals, so the weight-only
+    work IREE hoists (transposes, packing) is not redone on every call; on llvm-cpu IREE's
+    encoder packs them into a second archive beside it (`encodes_parameters`).
+    `write_weights`: the module already reads its weights from parameters and this writes
+    their archive to the path it is given.  Archives are written beside their destination and
+    renamed into place when all went well.
+    """
+    target = Target.get(target)
+    flags = list(iree_compile_flags(target) if flags is None else flags)
+    destination = Path(parameters).resolve() if parameters is not None else None
+    export = destination is not None and write_weights is None
+    packed = encoded_archive(destination) if destination and encodes_parameters(target) else None
+    shown = _steps(source_name, flags, destination and destination.name, export, packed is not None)
+    if packed:
+        shown += _encode_steps(flags, destination.name, packed.name)
+    entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
+    if entry and (vmfb := cache.lookup(entry)) is not None:
+        return Compiled(vmfb, target, tuple(map(tuple, shown)), cached=True)
+    folder = tempfile.TemporaryDirectory(prefix="shlo-compile-")
+    with folder as scratch, ExitStack() as outputs:
+        archive = outputs.enter_context(atomic_path(destination)) if destination else None
+        (Path(scratch) / f"{source_name}.mlirbc").write_bytes(module_bytecode)
+        if write_weights is not None:
+            write_weights(archive)
+        _execute(
+            _steps(source_name, flags, archive and str(archive), export, bool(packed)),
+            target,
+            scratch,
+        )
+        if packed and (Path(scratch) / "encoder.mlir").is_file():
+            encoded = outputs.enter_context(atomic_path(packed))
+            _execute(_encode_steps(flags, str(archive), str(encoded)), target, scratch)
+        elif packed:  # no weights went to the archive: nothing to pack
+            packed.unlink(missing_ok=True)  # an earlier compile's, of other weights
+        if archive and archive.stat().st_size == 0:  # IREE writes none without weights
+            write_archive({}, archive)
+        vmfb = (Path(scratch) / f"{source_name}.vmfb").read_bytes()
+    if entry:
+        cache.store(entry, vmfb)
+    return Compiled(vmfb, target, tuple(map(tuple, shown)))

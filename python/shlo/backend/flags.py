@@ -1,0 +1,99 @@
+"""The iree-compile flag rule: (target, what the module uses, the user's flags) -> flags.
+
+A pure function over plain values, so every workaround for IREE 3.13 is decided in one place
+and tested without bindings; `shlo.backend.prepare` finds the facts in a module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shlo.backend.targets import Target, cuda_arch
+
+# Host-tuned llvm-cpu: without target-cpu=host IREE runs several times slower than eager;
+# aggressive fusion at O2/O3 overflowed IREE's 32 KiB stack on LayerNorm dispatches.
+_LLVM_CPU = (
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+    "--iree-opt-level=O3",
+    "--iree-opt-data-tiling",
+    "--iree-dispatch-creation-enable-aggressive-fusion=false",
+)
+_VMVX = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=vmvx")
+_COMMON = ("--iree-input-type=stablehlo",)
+# IREE demotes f64 to f32 unless told otherwise.
+KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
+# IREE 3.13's bf16 emulation converts a dispatch's types but not the bf16 dense_resource
+# constants inlined into it ("'arith.constant' op failed to verify"); not inlining avoids it.
+NO_CONSTANT_INLINING = "--iree-flow-inline-constants-max-byte-length=0"
+# IREE's default Vulkan target has no Int64 (a causal mask's index arithmetic fails to
+# legalize); computing inside in i32 works when no i64 crosses the interface.
+DEMOTE_I64 = "--iree-input-demote-i64-to-i32"
+# IREE's default Vulkan target (VP_ANDROID_baseline_2022) has no 16-bit or 64-bit floats.  Its
+# f16 emulation computes wrong numbers (an f16 add is off, tanh gives 0), and f64 is demoted:
+# f16 programs ask for 16-bit storage and arithmetic, programs whose interface is f64 for f64
+# arithmetic, which desktop drivers and lavapipe have.
+_VULKAN_BASE = ("spirv:v1.3", "cap:Shader")
+_VULKAN_F16 = ("cap:Float16", "cap:StorageBuffer16BitAccess", "ext:SPV_KHR_16bit_storage")
+_VULKAN_F64 = ("cap:Float64",)
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What the flag rule needs to know of a module.
+
+    `interface_f64`/`interface_i64`: a public function takes or returns that element type (f64
+    then stays f64); `computes_f16`: an op produces f16; `bf16_constants`: a bf16
+    dense_resource constant."""
+
+    interface_f64: bool = False
+    interface_i64: bool = False
+    computes_f16: bool = False
+    bf16_constants: bool = False
+
+
+def iree_compile_flags(
+    target: Target,
+    facts: ModuleFacts = ModuleFacts(),
+    user_flags: Sequence[str] = (),
+    cuda: str | None = None,
+) -> list[str]:
+    """Every iree-compile flag but input and output: the target's, the workarounds the
+    module needs, then the user's (last, so they win)."""
+    return [
+        *_COMMON,
+        *([KEEP_F64] if facts.interface_f64 else []),
+        *_device_flags(target, cuda),
+        *_workarounds(target, facts, user_flags),
+        *user_flags,
+    ]
+
+
+def _device_flags(target: Target, cuda: str | None) -> list[str]:
+    if target is Target.LLVM_CPU:
+        return list(_LLVM_CPU)
+    if target is Target.VMVX:
+        return list(_VMVX)
+    if target is Target.VULKAN:
+        return ["--iree-hal-target-device=vulkan"]
+    return ["--iree-hal-target-device=cuda", f"--iree-cuda-target={cuda_arch(cuda)}"]
+
+
+def _workarounds(target: Target, facts: ModuleFacts, user_flags: Sequence[str]) -> list[str]:
+    """Flags that steer this module around known IREE 3.13 failures."""
+    flags = []
+    if target is Target.VULKAN and not facts.interface_i64:
+        flags.append(DEMOTE_I64)
+    features = [
+        *(_VULKAN_F16 if facts.computes_f16 else ()),
+        *(_VULKAN_F64 if facts.interface_f64 else ()),
+    ]
+    vulkan_target_given = any(flag.startswith("--iree-vulkan-target") for flag in user_flags)
+    if target is Target.VULKAN and features and not vulkan_target_given:
+        features = sorted(features, key=lambda feature: feature.startswith("ext:"))
+        flags.append(f"--iree-vulkan-target-features={','.join((*_VULKAN_BASE, *features))}")
+    if facts.bf16_constants:
+        flags.append(NO_CONSTANT_INLINING)
+    return flags

@@ -1,0 +1,99 @@
+"""A module made ready for iree-compile: the rewrites that steer around IREE 3.13's failures
+and slow paths, run on a copy, and the facts about it that decide the compile flags."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+from shlo.backend.flags import ModuleFacts
+from shlo.backend.targets import Target
+from shlo.ir.module import IRModule, constant_value
+from shlo.pipeline.run import run_pipeline
+
+IREE_PREPARE = "builtin.module(shlo-narrow-sort-indices, shlo-patchify-convolutions)"
+# Dynamic shapes: torch-mlir's shape computations in StableHLO, then the broadcast dims they
+# prove cannot expand, which IREE needs to lower dynamic_broadcast_in_dim.
+IREE_PREPARE_DYNAMIC = (
+    "builtin.module(func.func(shape-legalize-to-stablehlo), reconcile-unrealized-casts, "
+    "canonicalize, shlo-annotate-broadcasts, shlo-narrow-sort-indices, shlo-patchify-convolutions)"
+)
+
+
+def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
+    """A rewritten copy of `module` for `target` (the module itself is left as it was) and
+    the facts the flag rule needs.
+
+    f64 is kept when the public functions take or return it; on Vulkan, math functions SPIR-V
+    lacks in f64 then run in f32, with a warning."""
+    dynamic = "?" in _interface(module)
+    prepared = run_pipeline(module, IREE_PREPARE_DYNAMIC if dynamic else IREE_PREPARE)
+    facts = module_facts(prepared)
+    if facts.interface_f64 and target is Target.VULKAN:
+        prepared = _f64_math_in_f32(prepared)
+    return prepared, facts
+
+
+def module_facts(module: IRModule) -> ModuleFacts:
+    """What the flag rule asks of `module`, found in one walk and its signature."""
+    interface = _interface(module)
+    computes_f16, bf16_constants = _types_used(module)
+    return ModuleFacts(
+        interface_f64=_mentions(interface, "f64"),
+        interface_i64=_mentions(interface, "i64"),
+        computes_f16=computes_f16,
+        bf16_constants=bf16_constants,
+    )
+
+
+def _f64_math_in_f32(module: IRModule) -> IRModule:
+    """Vulkan (SPIR-V) has no f64 exp, log, tanh, sin or pow: those run in f32, the rest of an
+    f64 program in f64.  Says so, since their results then carry f32's precision."""
+    from shlo.passes.f64_math_in_f32 import f64_math
+
+    names = sorted({op.name for op in f64_math(module)})
+    if not names:
+        return module
+    warnings.warn(
+        f"Vulkan has no f64 {', '.join(name.split('.')[1] for name in names)}: computed in f32 "
+        "(relative error near 1e-7), the rest in f64; compile for llvm-cpu for f64 throughout",
+        stacklevel=4,
+    )
+    return run_pipeline(module, "builtin.module(shlo-f64-math-in-f32)")
+
+
+def _types_used(module: IRModule) -> tuple[bool, bool]:
+    """Whether any op result is f16, and whether a bf16 dense_resource constant exists."""
+    ir = module.world.ir
+    found: set[str] = set()
+
+    def visit(op: Any) -> Any:
+        if any(_mentions(str(result.type), "f16") for result in op.results):
+            found.add("f16")
+        value = constant_value(op)
+        if value is not None:
+            try:  # attributes come back undowncast: the cast is the type test
+                resource = ir.DenseResourceElementsAttr(value)
+            except ValueError:
+                return ir.WalkResult.ADVANCE
+            if str(resource.type).endswith("xbf16>"):
+                found.add("bf16 constant")
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return "f16" in found, "bf16 constant" in found
+
+
+def _interface(module: IRModule) -> str:
+    """The types the public functions take and return, as text."""
+    return " ".join(
+        str(op.attributes["function_type"])
+        for op in module.operation.regions[0].blocks[0].operations
+        if "function_type" in op.attributes and "sym_visibility" not in op.attributes
+    )
+
+
+def _mentions(types: str, element_type: str) -> bool:
+    """Whether type text names `element_type` itself (`tensor<4xf16>`, `f16`; not `bf16`)."""
+    return re.search(rf"(?:^|[^a-z0-9]|[0-9?]x){element_type}\b", types) is not None

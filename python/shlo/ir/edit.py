@@ -1,0 +1,82 @@
+"""Small queries and edits of StableHLO-world IR that passes and drivers share.
+
+Walks collect first and return a list, so callers may rewrite or erase what they found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from shlo.ir.stablehlo import ir
+
+
+def ops_in(operation: Any, name: str | None = None) -> list[Any]:
+    """Every op under `operation` (a module or an op, itself included) in MLIR's walk order;
+    only those called `name` when it is given."""
+    found: list[Any] = []
+
+    def visit(op: Any) -> ir.WalkResult:
+        if name is None or op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    operation.operation.walk(visit)
+    return found
+
+
+def functions(module: Any) -> dict[str, Any]:
+    """The top-level `func.func` ops of a module (an `ir.Module` or its operation), by name."""
+    return {
+        ir.StringAttr(op.attributes["sym_name"]).value: op
+        for op in module.operation.regions[0].blocks[0].operations
+        if op.operation.name == "func.func"
+    }
+
+
+def erase_arguments(function: Any, indices: Iterable[int]) -> None:
+    """Erase arguments (already without uses) of `function` and update its type to match."""
+    entry = function.regions[0].blocks[0]
+    for index in sorted(indices, reverse=True):
+        entry.erase_argument(index)
+    signature = ir.TypeAttr(function.attributes["function_type"]).value
+    function.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([a.type for a in entry.arguments], list(signature.results))
+    )
+
+
+def declare_function(name: str, signature: Any) -> Any:
+    """A private `func.func` declaration of `signature` at the current insertion point."""
+    return ir.Operation.create(
+        "func.func",
+        attributes={
+            "sym_name": ir.StringAttr.get(name),
+            "function_type": ir.TypeAttr.get(signature),
+            "sym_visibility": ir.StringAttr.get("private"),
+        },
+        regions=1,
+    )
+
+
+def call_function(name: str, signature: Any, operands: list[Any]) -> Any:
+    """A `func.call` of `@name` at the current insertion point."""
+    return ir.Operation.create(
+        "func.call",
+        results=list(signature.results),
+        operands=list(operands),
+        attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
+    )
+
+
+def return_also(function: Any, values: list[Any]) -> None:
+    """Make `function` return `values` after its own results (signature updated to match)."""
+    block = function.regions[0].blocks[0]
+    terminator = block.operations[len(block.operations) - 1]
+    returned = [*terminator.operands, *values]
+    with ir.InsertionPoint.at_block_terminator(block), terminator.location:
+        ir.Operation.create("func.return", operands=returned)
+    terminator.operation.erase()
+    signature = ir.TypeAttr(function.attributes["function_type"]).value
+    function.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(list(signature.inputs), [v.type for v in returned])
+    )

@@ -1,0 +1,21 @@
+"""MLIR element types and the numpy dtypes that hold them, for the runtime, the interpreter and
+the command line (no bindings needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+DTYPES = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "ui8": np.uint8,
+    "ui16": np.uint16,
+    "ui32": np.uint32,
+    "ui64": np.uint64,
+}

@@ -1,0 +1,178 @@
+"""Plan a pass pipeline into segments by where each of its passes runs.
+
+MLIR's textual pipeline parser cannot name Python passes and each binding world knows only its
+own passes, so a pipeline is cut at its top-level elements: each is tried in the Python
+registry, then each world's pass parser (MLIR stays the judge of names and options), then the
+native tools' pass lists; consecutive elements that run in the same place form one segment.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from shlo.errors import ShloError
+from shlo.ir.diagnostics import capture_native_stderr
+from shlo.ir.worlds import WORLD_NAMES, World, get_world
+from shlo.pipeline import native_tools
+from shlo.pipeline.python_pass import OptionError, PassFailure, PythonPass
+from shlo.pipeline.python_registry import python_passes
+from shlo.pipeline.registry import UNAVAILABLE, all_passes, closest_names, native_passes
+from shlo.pipeline.segments import Contexts, Segment
+from shlo.pipeline.syntax import Element, parse_elements
+
+_RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
+_UNKNOWN = "does not refer to a registered pass"
+
+
+class PipelineError(ShloError, ValueError):
+    """The pipeline itself is wrong (unknown pass, bad option): reported before any IR runs."""
+
+
+class UnknownPass(PipelineError):
+    """A pass name no world, tool or Python registry knows; carries the closest known names."""
+
+    def __init__(self, name: str, suggestions: list[str]) -> None:
+        self.name = name
+        self.suggestions = suggestions
+        super().__init__(self.describe())
+
+    def describe(self, as_flag: bool = False) -> str:
+        """The message, naming passes as pipeline elements or (`as_flag`) as `--flags`."""
+        dash = "--" if as_flag else ""
+        if self.name in UNAVAILABLE:
+            what = (
+                f"upstream pass '{dash}{self.name}' is not built into the torch-mlir or IREE wheels"
+            )
+        else:
+            what = f"unknown {'pass or option' if as_flag else 'pass'} '{dash}{self.name}'"
+        near = " or ".join(f"'{dash}{n}'" for n in self.suggestions)
+        return what + (f"; did you mean {near}?" if near else "")
+
+
+def plan(
+    anchor: str, elements: list[Element], contexts: Contexts, implicit_nesting: bool = False
+) -> list[Segment]:
+    """Segments for `anchor(elements)`; `implicit_nesting` nests op-specific passes as flags do."""
+    if not elements:  # nothing to run: no pass registry need be loaded
+        return []
+    segments: list[Segment] = []
+    for element in _expand_pipelines(elements):
+        source, resolved = _classify(anchor, element, contexts, implicit_nesting)
+        if segments and segments[-1].source == source:
+            segments[-1] = Segment(
+                source, anchor, (*segments[-1].elements, resolved), implicit_nesting
+            )
+        else:
+            segments.append(Segment(source, anchor, (resolved,), implicit_nesting))
+    return segments
+
+
+def _expand_pipelines(elements: list[Element]) -> list[Element]:
+    """Python pass pipelines replaced, recursively, by the elements they stand for."""
+    expanded: list[Element] = []
+    python = python_passes(plugins=False)
+    for element in elements:
+        pipeline = python.get(element.name) if element.nested is None else None
+        if pipeline is None or pipeline.expands_to is None:
+            expanded.append(element)
+            continue
+        try:
+            text = pipeline.expands_to(pipeline.parse_options(element.options))
+        except (OptionError, PassFailure) as error:
+            raise PipelineError(f"{element.name}: {error}") from None
+        expanded += _expand_pipelines(parse_elements(text))
+    return expanded
+
+
+def _classify(
+    anchor: str, element: Element, contexts: Contexts, implicit_nesting: bool
+) -> tuple[str, Element]:
+    if _is_python_pass(element, python_passes(plugins=False)):
+        return "stablehlo", element
+    for world_name in WORLD_NAMES:
+        world = get_world(world_name)
+        resolved = _try_add(world, contexts.get(world), anchor, element, implicit_nesting)
+        if resolved is not None:
+            return world_name, resolved
+    if _is_python_pass(element, python_passes()):  # a plugin's pass
+        return "stablehlo", element
+    return _native_source(element), element
+
+
+def _is_python_pass(element: Element, python: dict[str, PythonPass]) -> bool:
+    """Whether `element` is a Python pass (options checked); Python passes cannot be nested."""
+    if element.nested is None and element.name in python:
+        try:
+            python[element.name].parse_options(element.options)
+        except OptionError as error:
+            raise PipelineError(str(error)) from None
+        return True
+    if any(name in python for name in element.pass_names()):
+        raise PipelineError(
+            f"Python passes run on the top-level module only: '{element}' nests one"
+        )
+    return False
+
+
+def _try_add(
+    world: World, context: Any, anchor: str, element: Element, implicit_nesting: bool
+) -> Element | None:
+    """The element as `world` accepts it, None if `world` lacks one of its passes."""
+    with capture_native_stderr() as printed:
+        try:
+            manager = world.passmanager.PassManager(anchor, context)
+            manager.add(str(element))
+            if not (
+                implicit_nesting
+                and element.nested is None
+                and _unschedulable(world, context, manager)
+            ):
+                return element
+            message = "restricted to 'func.func'"  # found only when run, as the pass manager does
+        except ValueError as error:
+            message = str(error)
+    if _UNKNOWN in message:
+        return None
+    restricted = _RESTRICTED.search(message)
+    if restricted and implicit_nesting and element.nested is None:
+        return _try_add(
+            world, context, anchor, Element(restricted.group(1), nested=(element,)), False
+        )
+    details = [printed[0].strip().lstrip(": "), _clean_parser_message(message)]
+    raise PipelineError(
+        f"invalid pipeline element '{element}': " + "\n".join(d for d in details if d)
+    )
+
+
+def _unschedulable(world: World, context: Any, manager: Any) -> bool:
+    """Some passes tell the op they run on to the run, not to `add`: try them on an empty module
+    (mlir-opt's implicit nesting then nests them in `func.func`)."""
+    empty = world.ir.Module.create(world.ir.Location.unknown(context))
+    try:
+        manager.run(empty.operation)
+    except world.ir.MLIRError as error:
+        return "unable to schedule pass" in str(error)
+    return False
+
+
+def _native_source(element: Element) -> str:
+    native = native_passes()
+    tools = {native[name].source if name in native else None for name in element.pass_names()}
+    if len(tools) == 1 and (tool := tools.pop()) in native_tools.NATIVE_TOOLS:
+        return tool
+    known = all_passes()
+    for name in element.pass_names():
+        if name not in known:
+            nearest = [UNAVAILABLE[name]] if name in UNAVAILABLE else []
+            raise UnknownPass(name, nearest or closest_names(name, list(known)))
+    raise PipelineError(f"'{element}' mixes passes that run in different tools; split it")
+
+
+def _clean_parser_message(message: str) -> str:
+    lines = [
+        line
+        for line in message.splitlines()
+        if line.strip() and not line.startswith("failed to add")
+    ]
+    return re.sub(r"^MLIR Textual PassPipeline Parser:\d+:\d+: error: ", "", "\n".join(lines))

@@ -1,0 +1,157 @@
+"""Passes written in Python: registration, typed options, and the adapter the PassManager runs.
+
+A pass is a function of (module operation, options) registered under a kebab-case name; its
+options are a dataclass whose fields are spelled `name{field-name=value other=value}` in a
+pipeline, as MLIR spells pass options.  Registration rejects duplicate names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import traceback
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from shlo.errors import ShloError
+from shlo.ir.text import split_top_level
+
+_TRUE, _FALSE = {"true", "1", "on"}, {"false", "0", "off"}
+
+
+class PassFailure(ShloError):
+    """Raised by a Python pass to fail the pipeline with a message (and an op to point at)."""
+
+    def __init__(self, message: str, operation: Any = None) -> None:
+        super().__init__(message)
+        self.operation = operation
+
+
+class OptionError(ShloError, ValueError):
+    """A Python pass was given an option it does not have, or a value of the wrong type."""
+
+
+@dataclass(frozen=True)
+class PythonPass:
+    """A registered Python pass: its name, what it is for, its run function and options type.
+
+    A pass made with `register_pipeline` has `expands_to` instead: it stands for a pipeline of
+    other passes (any world's), as MLIR's registered pass pipelines do.
+    """
+
+    name: str
+    description: str
+    run: Callable[[Any, Any], None]
+    options_type: type | None = None
+    expands_to: Callable[[Any], str] | None = None
+
+    def option_help(self) -> list[tuple[str, str, str]]:
+        """(option name, type name, description) for each option, for --list-passes."""
+        if self.options_type is None:
+            return []
+        hints = typing.get_type_hints(self.options_type)
+        return [
+            (
+                _kebab(f.name),
+                getattr(hints[f.name], "__name__", str(hints[f.name])),
+                f.metadata.get("help", ""),
+            )
+            for f in dataclasses.fields(self.options_type)
+        ]
+
+    def parse_options(self, text: str) -> Any:
+        """Options from MLIR's `key=value key2=value2` syntax; defaults fill the rest."""
+        if self.options_type is None:
+            if text.strip():
+                raise OptionError(f"pass '{self.name}' takes no options, got '{text}'")
+            return None
+        hints = typing.get_type_hints(self.options_type)
+        fields = {_kebab(f.name): f.name for f in dataclasses.fields(self.options_type)}
+        values: dict[str, Any] = {}
+        for item in split_top_level(text, " "):
+            key, has_value, raw = item.partition("=")
+            if key not in fields:
+                known = ", ".join(sorted(fields)) or "none"
+                raise OptionError(f"pass '{self.name}' has no option '{key}' (options: {known})")
+            field = fields[key]
+            values[field] = _convert(hints[field], raw.strip("'\"") if has_value else "true", key)
+        return self.options_type(**values)
+
+    def adapter(self, options: Any) -> Callable[[Any, Any], None]:
+        """The callable `PassManager.add` runs: failures become MLIR errors, never tracebacks."""
+
+        def run(operation: Any, pass_: Any) -> None:
+            try:
+                self.run(operation, options)
+            except PassFailure as failure:
+                target = failure.operation if failure.operation is not None else operation
+                target.location.emit_error(f"{self.name}: {failure}")
+                pass_.signal_pass_failure()
+            except Exception as error:  # a bug in the pass must not take the session down
+                operation.location.emit_error(f"{self.name}: {_describe(error)}")
+                pass_.signal_pass_failure()
+
+        return run
+
+
+def _describe(error: Exception) -> str:
+    """`Type: message (at file:line)`, unwrapping the bindings' 'Exception raised in callback'."""
+    where = traceback.extract_tb(error.__traceback__)[-1]
+    text = f"{type(error).__name__}: {error}"
+    if "Traceback" in text:  # an exception from a nested callback, flattened into text
+        text = [line for line in text.splitlines() if line.strip()][-1]
+    return f"{text} (at {where.filename}:{where.lineno})"
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def _convert(kind: Any, raw: str, key: str) -> Any:
+    try:
+        if kind is bool:
+            if raw.lower() not in _TRUE | _FALSE:
+                raise ValueError(raw)
+            return raw.lower() in _TRUE
+        if typing.get_origin(kind) is tuple:
+            return tuple(part.strip() for part in raw.split(",") if part.strip())
+        return kind(raw)
+    except ValueError:
+        name = getattr(kind, "__name__", str(kind))
+        raise OptionError(f"option '{key}': '{raw}' is not a valid {name}") from None
+
+
+# Every registered Python pass by name; `shlo.pipeline.python_registry` fills it lazily.
+REGISTRY: dict[str, PythonPass] = {}
+
+
+def _register(
+    name: str, fn: Callable, options: type | None, description: str | None, pipeline: bool
+) -> PythonPass:
+    if name in REGISTRY:
+        raise ValueError(f"a Python pass named '{name}' is already registered")
+    summary = description or (fn.__doc__ or "").strip().split("\n")[0]
+    registered = PythonPass(
+        name, summary, _expanded_only if pipeline else fn, options, fn if pipeline else None
+    )
+    REGISTRY[name] = registered
+    return registered
+
+
+def _expanded_only(operation: Any, options: Any) -> None:
+    raise PassFailure("a pass pipeline runs as the passes it expands to, not as a pass")
+
+
+def register_pass(
+    name: str, *, options: type | None = None, description: str | None = None
+) -> Callable[[Callable[[Any, Any], None]], PythonPass]:
+    """Decorator: register `fn(module_op, options)` as the Python pass `name`."""
+    return lambda fn: _register(name, fn, options, description, pipeline=False)
+
+
+def register_pipeline(
+    name: str, *, options: type | None = None, description: str | None = None
+) -> Callable[[Callable[[Any], str]], PythonPass]:
+    """Decorator: register `fn(options) -> "pass-a, func.func(pass-b)"` as the pipeline `name`."""
+    return lambda fn: _register(name, fn, options, description, pipeline=True)

@@ -1,0 +1,48 @@
+"""Run a textual pipeline on a module from Python: plan it, run its segments, raise on failure.
+
+The library's entry point to the pipeline machinery (`shlo-opt` drives the same planner and
+runner with its own reporting).
+"""
+
+from __future__ import annotations
+
+from shlo.errors import ShloError
+from shlo.ir.diagnostics import format_all
+from shlo.ir.module import IRModule
+from shlo.ir.worlds import ContextPolicy
+from shlo.pipeline.planner import plan
+from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, run_segments
+from shlo.pipeline.syntax import parse_pipeline
+
+FLATTEN = "builtin.module(inline, symbol-dce, canonicalize)"
+
+
+class PipelineRunError(ShloError, RuntimeError):
+    """A pipeline failed on a module; the message holds MLIR's diagnostics."""
+
+
+def run_pipeline(
+    module: IRModule,
+    pipeline: str,
+    *,
+    threading: bool = True,
+    options: RunOptions | None = None,
+) -> IRModule:
+    """Run a textual pipeline (passes of any world, Python passes too) on a module."""
+    anchored = parse_pipeline(pipeline)
+    contexts = Contexts(ContextPolicy(threading=threading))
+    try:
+        segments = plan(anchored.name, list(anchored.nested or ()), contexts)
+        return run_segments(module, segments, contexts, options or RunOptions())
+    except PipelineFailed as failure:
+        raise PipelineRunError(
+            f"pipeline segment {failure.segment} failed:\n"
+            + format_all(failure.diagnostics, {}).rstrip()
+        ) from None
+    finally:
+        contexts.close()
+
+
+def flatten(module: IRModule) -> IRModule:
+    """Inline every call, drop dead functions, canonicalize: one function, as consumers want."""
+    return run_pipeline(module, FLATTEN)

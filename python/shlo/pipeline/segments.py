@@ -1,0 +1,181 @@
+"""Run a planned pipeline: its segments in order, each where its passes live.
+
+A segment runs in a binding world's PassManager (Python passes join StableHLO-world segments
+through `PassManager.add(callable)`) or in a native tool; the module is handed across as
+bytecode between segments.  `shlo.pipeline.planner` makes the segments.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from shlo.errors import ShloError
+from shlo.ir.diagnostics import Diagnostic, DiagnosticSink, from_mlir_error, parse_printed
+from shlo.ir.module import IRModule, PrintOptions, from_bytecode
+from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
+from shlo.pipeline import native_tools
+from shlo.pipeline.python_registry import python_passes
+from shlo.pipeline.syntax import Element
+
+
+class PipelineFailed(ShloError):
+    """A segment failed on the IR; carries the diagnostics it produced."""
+
+    def __init__(self, segment: Segment, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(f"pipeline segment {segment} failed")
+        self.segment = segment
+        self.diagnostics = diagnostics
+        self.before: bytes | None = None  # bytecode of the IR entering a segment after the first
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Consecutive top-level elements that run in one place: a binding world or a native tool."""
+
+    source: str
+    anchor: str
+    elements: tuple[Element, ...]
+    from_flags: bool = False  # given as per-pass flags: native tools nest them implicitly
+
+    def __str__(self) -> str:
+        return f"{self.anchor}({', '.join(map(str, self.elements))})"
+
+    def native_arguments(self) -> list[str]:
+        """How a native tool takes this segment: the flags as given, or the pipeline text."""
+        if self.from_flags:
+            return [
+                f"--{e.name}={e.options}" if e.options else f"--{e.name}" for e in self.elements
+            ]
+        return [f"--pass-pipeline={self}"]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """mlir-opt's pass-manager instrumentation flags."""
+
+    print_before_all: bool = False
+    print_after_all: bool = False
+    print_after_change: bool = False
+    print_after_failure: bool = False
+    print_module_scope: bool = False
+    timing: bool = False
+    statistics: bool = False
+    printing: PrintOptions = PrintOptions()
+
+    def native_flags(self, policy: ContextPolicy) -> list[str]:
+        flags = {
+            "--mlir-print-ir-before-all": self.print_before_all,
+            "--mlir-print-ir-after-all": self.print_after_all,
+            "--mlir-print-ir-after-change": self.print_after_change,
+            "--mlir-print-ir-after-failure": self.print_after_failure,
+            "--mlir-print-ir-module-scope": self.print_module_scope,
+            "--mlir-timing": self.timing,
+            "--mlir-pass-statistics": self.statistics,
+            "--mlir-print-debuginfo": self.printing.debug_info,
+            "--mlir-print-op-generic": self.printing.generic,
+            "--mlir-disable-threading": not policy.threading,
+            "--allow-unregistered-dialect": policy.allow_unregistered_dialects,
+        }
+        return [flag for flag, wanted in flags.items() if wanted]
+
+
+@dataclass
+class Contexts:
+    """One context per world for a unit of work, created on first use, all reporting to `sink`."""
+
+    policy: ContextPolicy
+    sink: DiagnosticSink = field(default_factory=DiagnosticSink)
+    _made: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def get(self, world: World) -> Any:
+        if world.name not in self._made:
+            context = world.make_context(self.policy)
+            self._made[world.name] = (context, context.attach_diagnostic_handler(self.sink.handle))
+        return self._made[world.name][0]
+
+    def close(self) -> None:
+        for _, handler in self._made.values():
+            handler.detach()
+        self._made.clear()
+
+
+def run_segments(
+    module: IRModule, segments: list[Segment], contexts: Contexts, options: RunOptions
+) -> IRModule:
+    """Run every segment in order; raises `PipelineFailed` from the first that fails.
+
+    The IR entering each segment after the first is kept as bytecode for a reproducer; the IR
+    entering the first is the caller's input, which it can parse again at no cost to success.
+    """
+    for index, segment in enumerate(segments):
+        before = module.to_bytecode() if index else None
+        run = _run_in_world if segment.source in WORLD_NAMES else _run_native
+        try:
+            module = run(module, segment, contexts, options)
+        except PipelineFailed as failure:
+            failure.before = before
+            raise
+    return module
+
+
+def _run_in_world(
+    module: IRModule, segment: Segment, contexts: Contexts, options: RunOptions
+) -> IRModule:
+    world = get_world(segment.source)
+    module = module.transfer(world, contexts.get(world))
+    manager = world.passmanager.PassManager(segment.anchor, module.context)
+    python = python_passes(plugins=False)  # plugins named in the plan are loaded by now
+    for element in segment.elements:
+        if element.nested is None and element.name in python:
+            python_pass = python[element.name]
+            adapter = python_pass.adapter(python_pass.parse_options(element.options))
+            manager.add(adapter, name=element.name, argument=element.name)
+        else:
+            manager.add(str(element))
+    _instrument(manager, options)
+    try:
+        manager.run(module.operation)
+    except world.ir.MLIRError as error:
+        raise PipelineFailed(segment, from_mlir_error(error)) from None
+    finally:
+        del manager  # the timing report prints when the pass manager goes away
+    return module
+
+
+def _instrument(manager: Any, options: RunOptions) -> None:
+    """mlir-opt's semantics: after-failure alone prints failures; after-change needs after-all."""
+    if any((options.print_before_all, options.print_after_all, options.print_after_failure)):
+        manager.enable_ir_printing(
+            print_before_all=options.print_before_all,
+            print_after_all=options.print_after_all or options.print_after_failure,
+            print_module_scope=options.print_module_scope,
+            print_after_change=options.print_after_change,
+            print_after_failure=options.print_after_failure,
+            enable_debug_info=options.printing.debug_info,
+            print_generic_op_form=options.printing.generic,
+        )
+    if options.timing:
+        manager.enable_timing()
+    if options.statistics:
+        manager.enable_statistics()
+
+
+def _run_native(
+    module: IRModule, segment: Segment, contexts: Contexts, options: RunOptions
+) -> IRModule:
+    result = native_tools.run_tool(
+        segment.source,
+        module.to_bytecode(),
+        segment.native_arguments() + options.native_flags(contexts.policy),
+    )
+    diagnostics = parse_printed(result.stderr)
+    passthrough = [
+        line for line in result.stderr.splitlines(keepends=True) if not parse_printed(line)
+    ]
+    sys.stderr.write("".join(passthrough))
+    if result.returncode != 0:
+        raise PipelineFailed(segment, diagnostics or [Diagnostic("error", result.stderr.strip())])
+    contexts.sink.diagnostics.extend(diagnostics)
+    return from_bytecode(module.world, module.context, result.output)

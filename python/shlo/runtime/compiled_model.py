@@ -1,0 +1,51 @@
+"""A compiled model on a device, called like the PyTorch model it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from shlo.runtime.loaded import LoadedModule
+from shlo.runtime.tensors import to_numpy, to_torch
+
+if TYPE_CHECKING:
+    from shlo.backend.compile import Compiled
+    from shlo.frontend.torch_import import Imported
+
+
+@dataclass
+class CompiledModel:
+    """The imported model's calling convention, its compiled module, and that module loaded."""
+
+    imported: Imported
+    compiled: Compiled
+    loaded: LoadedModule
+
+    def __post_init__(self) -> None:
+        self._invoke = self.loaded.invoker(self.imported.function)
+
+    def on_device(self, device: str, parameters: Any = None) -> CompiledModel:
+        """The same compiled module loaded on another device."""
+        loaded = LoadedModule(self.compiled.vmfb, device, parameters)
+        return CompiledModel(self.imported, self.compiled, loaded)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if (
+            not kwargs
+            and len(args) == self.imported.positional_count
+            and all(map(_plain_tensor, args))
+        ):
+            # torch.compile's graphs and most models: CPU tensors in, positionally.
+            outputs = self._invoke([arg.detach().numpy() for arg in args])
+            return self.imported.unflatten_outputs([torch.from_numpy(o) for o in outputs])
+        leaves = self.imported.flatten_inputs(args, kwargs)
+        outputs = self.loaded(self.imported.function, *[to_numpy(leaf) for leaf in leaves])
+        if any(isinstance(leaf, torch.Tensor) for leaf in leaves):
+            outputs = [to_torch(o) for o in outputs]
+        return self.imported.unflatten_outputs(outputs)
+
+
+def _plain_tensor(value: Any) -> bool:
+    return type(value) is torch.Tensor and value.is_cpu and value.dtype != torch.bfloat16

@@ -1,0 +1,257 @@
+"""Run a `.vmfb` with the IREE runtime: devices by name, checked inputs, numpy outputs.
+
+Results come back through a 4096-byte-aligned host buffer.  The runtime's own `to_host()` imports
+a fresh `np.empty` as a host allocation when the driver allows imports; Vulkan (lavapipe here)
+requires `minImportedHostPointerAlignment` 4096 and rejects it, which is why the Python runtime
+failed on Vulkan while `iree-run-module` (page-aligned buffers) worked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shlo.ir.element_types import DTYPES
+from shlo.runtime.archives import encoded_archive, parameters_module
+from shlo.runtime.bindings import ireert, map_dtype_to_element_type
+from shlo.runtime.errors import RunError
+
+_ALIGNMENT = 4096
+_ARGUMENT = re.compile(r"%\w+: (tensor<([^>]*)>|[a-z]\w*)")
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """What a function argument must be: shape (None for a dynamic dim) and element type."""
+
+    shape: tuple[int | None, ...]
+    element_type: str
+    scalar: bool = False  # a plain i64/f32 argument (a symbolic size), not a tensor
+
+    @classmethod
+    def parse(cls, text: str) -> TensorSpec:
+        *dims, element = text.split("x") if "x" in text else [text]
+        return cls(tuple(None if d == "?" else int(d) for d in dims), element)
+
+    def check(self, name: str, value: np.ndarray) -> None:
+        want = DTYPES.get(self.element_type)
+        if want is not None and value.dtype != np.dtype(want):
+            raise RunError(
+                f"{name}: expected dtype {np.dtype(want)} ({self.element_type}), got {value.dtype}"
+            )
+        if len(self.shape) != value.ndim or any(
+            d is not None and d != got for d, got in zip(self.shape, value.shape, strict=True)
+        ):
+            shape = "x".join("?" if d is None else str(d) for d in self.shape) or "scalar"
+            raise RunError(f"{name}: expected shape {shape}, got {tuple(value.shape)}")
+
+
+def available_devices() -> list[str]:
+    """Device names (IREE driver names) that have at least one device here."""
+    names = []
+    for driver in ireert.query_available_drivers():
+        try:
+            if ireert.get_driver(driver).query_available_devices():
+                names.append(driver)
+        except Exception:  # a driver whose library or hardware is absent
+            continue
+    return names
+
+
+def input_specs(declaration: str) -> list[TensorSpec]:
+    """Argument specs from IREE's `iree.abi.declaration` reflection string."""
+    arguments = declaration.split("->")[0]
+    return [
+        TensorSpec.parse(inner) if inner else TensorSpec((), whole, scalar=True)
+        for whole, inner in _ARGUMENT.findall(arguments)
+    ]
+
+
+class LoadedModule:
+    """A `.vmfb` loaded on a device; call its functions with numpy arrays."""
+
+    def __init__(
+        self,
+        vmfb: bytes | str | Path,
+        device: str = "local-task",
+        parameters: str | Path | None = None,
+    ) -> None:
+        """`parameters`: the .irpa archive holding the weights of a module compiled with them
+        kept out (`compile_module(..., parameters=...)`)."""
+        if device not in available_devices():
+            raise RunError(
+                f"device '{device}' is not available here; available: "
+                f"{', '.join(available_devices()) or 'none'}"
+            )
+        self.device_name = device
+        self._context = ireert.SystemContext(config=ireert.Config(device))
+        try:
+            data = Path(vmfb).read_bytes() if isinstance(vmfb, (str, Path)) else vmfb
+        except OSError as error:
+            raise RunError(f"cannot read {vmfb}: {error.strerror}") from None
+        try:
+            self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
+        except ValueError as error:
+            raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
+        if parameters is not None:
+            self._context.add_vm_module(parameters_module(self._context.instance, parameters))
+        try:
+            self._context.add_vm_module(self._module)
+        except (RuntimeError, ValueError) as error:
+            raise RunError(_registration_failure(str(error), device, parameters)) from None
+        self.device = self._context.config.device
+        self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
+
+    @property
+    def function_names(self) -> list[str]:
+        return [name for name in self._module.function_names if not name.startswith("__")]
+
+    def signature(self, function: str) -> str:
+        return self._lookup(function).reflection.get("iree.abi.declaration", "")
+
+    def _lookup(self, function: str) -> Any:
+        found = self._module.lookup_function(function)
+        if found is None:
+            raise RunError(f"no function '{function}'; functions: {', '.join(self.function_names)}")
+        return found
+
+    def _function(self, function: str) -> tuple[Any, list[TensorSpec], list[Any]]:
+        """The VM function, its argument specs and their HAL element types, found once."""
+        if function not in self._functions:
+            specs = input_specs(self.signature(function))
+            element_types = [
+                None
+                if spec.scalar or spec.element_type not in DTYPES
+                else map_dtype_to_element_type(np.dtype(DTYPES[spec.element_type]))
+                for spec in specs
+            ]
+            self._functions[function] = (self._lookup(function), specs, element_types)
+        return self._functions[function]
+
+    def __call__(self, function: str, *inputs: Any) -> list[np.ndarray]:
+        """Call `function`; inputs are checked against its signature before anything runs."""
+        arrays = [np.require(value, requirements="C") for value in inputs]  # keeps 0-d arrays 0-d
+        vm_function, specs, element_types = self._function(function)
+        if specs and len(specs) != len(arrays):
+            raise RunError(f"{function}: expected {len(specs)} inputs, got {len(arrays)}")
+        for index, (spec, array) in enumerate(zip(specs, arrays, strict=False)):
+            spec.check(f"{function} input {index}", array)
+        arguments = ireert.VmVariantList(len(arrays))
+        for index, array in enumerate(arrays):
+            spec = specs[index] if specs else None
+            if spec is not None and spec.scalar:
+                push = arguments.push_float if spec.element_type[0] == "f" else arguments.push_int
+                push(array.item())
+            else:
+                element_type = element_types[index] if specs else None
+                arguments.push_ref(self._to_device(array, element_type))
+        results = ireert.VmVariantList(4)
+        self._context.vm_context.invoke(vm_function, arguments, results)
+        return [
+            view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
+            for i in range(results.size)
+        ]
+
+    def invoker(self, function: str) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
+        """`function` as a call whose signature work is done once (torch.compile's per-call
+        path).  Inputs that do not match exactly (dtype, shape, layout) take the checked path
+        of `__call__`, which converts them or says what is wrong."""
+        vm_function, specs, element_types = self._function(function)
+        if not specs or None in element_types or any(None in s.shape for s in specs):
+            return lambda arrays: self(function, *arrays)
+        expected = [(np.dtype(DTYPES[s.element_type]), s.shape) for s in specs]
+        plan = list(zip(expected, element_types, strict=True))
+        allocate, device = self.device.allocator.allocate_buffer_copy, self.device
+        invoke = self._context.vm_context.invoke
+        memory, usage = ireert.MemoryType.DEVICE_LOCAL, ireert.BufferUsage.DEFAULT
+        view_type = ireert.HalBufferView
+
+        def call(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            if len(arrays) != len(plan):
+                return self(function, *arrays)
+            arguments = ireert.VmVariantList(len(plan))
+            for array, ((dtype, shape), element_type) in zip(arrays, plan, strict=True):
+                if array.dtype != dtype or array.shape != shape or not array.flags.c_contiguous:
+                    return self(function, *arrays)
+                arguments.push_ref(
+                    allocate(
+                        memory_type=memory,
+                        allowed_usage=usage,
+                        device=device,
+                        buffer=array,
+                        element_type=element_type,
+                    )
+                )
+            results = ireert.VmVariantList(4)
+            invoke(vm_function, arguments, results)
+            return [
+                view_to_numpy(results.get_as_object(i, view_type), device)
+                for i in range(results.size)
+            ]
+
+        return call
+
+    def _to_device(self, array: np.ndarray, element_type: Any = None) -> Any:
+        element_type = element_type or map_dtype_to_element_type(array.dtype)
+        if element_type is None:
+            raise RunError(f"inputs of dtype {array.dtype} are not supported by the runtime")
+        return self.device.allocator.allocate_buffer_copy(
+            memory_type=ireert.MemoryType.DEVICE_LOCAL,
+            allowed_usage=ireert.BufferUsage.DEFAULT,
+            device=self.device,
+            buffer=array,
+            element_type=element_type,
+        )
+
+
+def _registration_failure(message: str, device: str, parameters: str | Path | None) -> str:
+    """Why IREE would not load the module, in the user's terms."""
+    if "scopes like 'encoded'" in message and parameters is not None:
+        return (
+            f"this module reads the packed copies of its weights from {encoded_archive(parameters)}"
+            f", which its compile wrote beside {parameters}; that file is missing"
+        )
+    if "io_parameters" in message:
+        return (
+            "this module reads its weights from a parameter archive (.irpa): load it with "
+            "parameters=PATH (shlo run --parameters PATH)"
+        )
+    if "not found or unavailable" in message:
+        target = re.search(r'#hal\.executable\.target<"([\w-]+)"', message)
+        built = f" (it was compiled for {target.group(1)})" if target else ""
+        return f"device '{device}' cannot run this module{built}: compile it for this device"
+    return f"IREE cannot load this module on '{device}': {message.splitlines()[0][:300]}"
+
+
+_HOST_VISIBLE = int(ireert.MemoryType.HOST_VISIBLE)
+_MAPPABLE = int(ireert.BufferUsage.MAPPING_SCOPED)
+
+
+def view_to_numpy(view: Any, device: Any) -> np.ndarray:
+    """A result buffer view as numpy: mapped when host-visible, else DMA'd to aligned memory."""
+    dtype = ireert.HalElementType.map_to_dtype(view.element_type)
+    shape = tuple(view.shape)
+    source = view.get_buffer()
+    if source.memory_type() & _HOST_VISIBLE == _HOST_VISIBLE and source.allowed_usage() & _MAPPABLE:
+        return np.array(view.map().asarray(shape, dtype))
+    size = source.byte_length()
+    raw = np.empty(size + 2 * _ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % _ALIGNMENT
+    host = raw[start : start + -(-size // _ALIGNMENT) * _ALIGNMENT]  # whole aligned pages
+    memory = int(ireert.MemoryType.HOST_LOCAL | ireert.MemoryType.DEVICE_VISIBLE)
+    usage = int(ireert.BufferUsage.TRANSFER_TARGET | ireert.BufferUsage.MAPPING_PERSISTENT)
+    target = device.allocator.import_host_allocation(host, memory_type=memory, allowed_usage=usage)
+    semaphore = device.create_semaphore(0)
+    device.queue_copy(
+        source,
+        target,
+        wait_semaphores=ireert.HalFence.create_at(semaphore, 0),
+        signal_semaphores=ireert.HalFence.create_at(semaphore, 1),
+    )
+    ireert.HalFence.create_at(semaphore, 1).wait()
+    return host[:size].view(dtype).reshape(shape).copy()

@@ -1,0 +1,306 @@
+"""`shlo`: import a PyTorch model, compile it with IREE, run and time it, or run the demo.
+
+    shlo import pkg.module:factory --input 1x3x224x224xf32 -o model.mlir   (or --bundle DIR)
+    shlo compile model.mlir --target llvm-cpu -o model.vmfb                (or a bundle DIR)
+    shlo run model.vmfb --device local-task --input=2x3xf32=1,2,3,4,5,6 --output=@out.npy
+    shlo bench model.vmfb --input=@x.npy --runs 50
+    shlo demo
+
+Inputs use iree-run-module's syntax: `SHAPExTYPE=v1,v2,...`, `SHAPExTYPE` (zeros) or `@file.npy`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shlo.backend.targets import DEVICES
+from shlo.errors import UsageError
+
+if TYPE_CHECKING:  # each command imports what it needs, so `shlo --help` starts fast
+    import numpy as np
+
+    from shlo.runtime.loaded import LoadedModule
+
+PROG = "shlo"
+
+
+def parse_tensor(text: str) -> np.ndarray:
+    """An input in iree-run-module's syntax."""
+    import numpy as np
+
+    from shlo.ir.element_types import DTYPES
+
+    if text.startswith("@"):
+        try:
+            return np.load(text[1:], allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise UsageError(f"cannot read {text[1:]}: {error}") from None
+    spec, has_values, values = text.partition("=")
+    *dims, element = spec.split("x")
+    if element not in DTYPES or not all(d.isdigit() for d in dims):
+        raise UsageError(
+            f"bad input '{text}': expected SHAPExTYPE[=values] "
+            f"(e.g. 2x3xf32=1,2,3,4,5,6) or @file.npy"
+        )
+    shape, dtype = tuple(int(d) for d in dims), DTYPES[element]
+    if not has_values:
+        return np.zeros(shape, dtype)
+    numbers = [float(v) for v in values.replace("[", "").replace("]", "").split(",") if v]
+    if len(numbers) == 1:
+        return np.full(shape, numbers[0], dtype)
+    if len(numbers) != int(np.prod(shape)):
+        raise UsageError(f"bad input '{text}': {len(numbers)} values for shape {spec}")
+    return np.array(numbers, dtype).reshape(shape)
+
+
+def _load_factory(target: str) -> tuple:
+    module_name, _, attribute = target.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute or "model")
+    except (ImportError, AttributeError) as error:
+        raise UsageError(f"cannot load '{target}': {error}") from None
+    made = factory()
+    return made if isinstance(made, tuple) else (made, None)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    import torch
+
+    from shlo.frontend.torch_import import import_model
+    from shlo.ir.module import PrintOptions
+    from shlo.ir.output import AtomicOutput
+    from shlo.pipeline.run import flatten
+
+    model, example = _load_factory(args.factory)
+    inputs = tuple(torch.from_numpy(parse_tensor(t)) for t in args.input) if args.input else example
+    if inputs is None:
+        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    if args.bundle:
+        from shlo.frontend.bundle import save_bundle
+
+        meta = save_bundle(model.eval(), tuple(inputs), args.bundle)
+        print(f"{PROG}: wrote bundle {args.bundle} (StableHLO {meta.stablehlo_version})")
+        return 0
+    imported = import_model(model.eval(), tuple(inputs), output_type=args.output_type)
+    module = imported.module if args.no_flatten else flatten(imported.module)
+    with AtomicOutput(args.output) as out:
+        module.write(out.stream, PrintOptions(bytecode=args.emit_bytecode))
+        out.commit()
+    return 0
+
+
+def _read_module(path: str) -> Any:
+    """An MLIR file (text or bytecode) as an IRModule; malformed IR is reported as mlir-opt
+    reports it."""
+    from shlo.ir.module import parse_or_raise
+    from shlo.ir.source import read_source
+    from shlo.ir.stablehlo import WORLD
+    from shlo.ir.worlds import ContextPolicy
+
+    return parse_or_raise(WORLD, WORLD.make_context(ContextPolicy()), read_source(path))
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from shlo.backend.compile import compile_module
+    from shlo.ir.output import AtomicOutput
+
+    if Path(args.input).is_dir():
+        from shlo.frontend.bundle import load_module
+
+        module, _ = load_module(args.input)
+    else:
+        module = _read_module(args.input)
+    compiled = compile_module(
+        module,
+        args.target,
+        cuda=args.cuda_arch,
+        extra_flags=tuple(args.iree_flag),
+        parameters=args.parameters,
+    )
+    with AtomicOutput(args.output) as out:
+        out.stream.write(compiled.vmfb)
+        out.commit()
+    print(f"{PROG}: compiled with: {compiled.command_line()}", file=sys.stderr)
+    return 0
+
+
+def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
+    """The .vmfb on the device; a bundle directory is compiled for the device first."""
+    from shlo.runtime.loaded import LoadedModule
+
+    if Path(args.module).is_dir():
+        from shlo.backend.targets import target_for_device
+        from shlo.frontend.bundle import Bundle
+
+        target = target_for_device(args.device)
+        loaded = Bundle(args.module, target=target.value, device=args.device).loaded
+    else:
+        loaded = LoadedModule(args.module, args.device, args.parameters)
+    return loaded, [parse_tensor(text) for text in args.input]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    loaded, inputs = _loaded(args)
+    results = loaded(args.function, *inputs)
+    for index, result in enumerate(results):
+        print(f"result[{index}]: {'x'.join(map(str, result.shape)) or 'scalar'}x{result.dtype}")
+        print(np.array2string(result, threshold=64))
+    for path, result in zip(args.output, results, strict=False):
+        np.save(path.removeprefix("@"), result)
+    failures = _compare_expected(args.expected_output, results)
+    for failure in failures:
+        print(f"{PROG}: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _compare_expected(expected: list[str], results: list[np.ndarray]) -> list[str]:
+    import numpy as np
+
+    failures = []
+    for index, (text, result) in enumerate(zip(expected, results, strict=False)):
+        want = parse_tensor(text)
+        if want.shape != result.shape or not np.allclose(result, want, rtol=1e-4, atol=1e-4):
+            error = (
+                np.abs(result.astype(np.float64) - want).max()
+                if want.shape == result.shape
+                else "shape"
+            )
+            failures.append(
+                f"result[{index}] differs from the expected output (max abs error {error})"
+            )
+    return failures
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import statistics
+
+    from shlo.runtime.timing import time_calls
+
+    loaded, inputs = _loaded(args)
+    times = time_calls(lambda: loaded(args.function, *inputs), args.runs)
+    print(
+        f"{args.function} on {args.device}, {args.runs} runs: median "
+        f"{statistics.median(times):.3f} ms, min {min(times):.3f} ms, max {max(times):.3f} ms"
+    )
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Interpreter vs IREE on each device (vs eager too for a PyTorch factory)."""
+    from shlo.interpreter.compare_devices import compare_devices, format_reports
+
+    eager, eager_outputs = None, None
+    if ":" in args.source and not Path(args.source).exists():
+        module, inputs, eager_outputs = _import_for_compare(args)
+    else:
+        module, inputs = _read_module(args.source), [parse_tensor(t) for t in args.input]
+    candidate = _read_module(args.candidate) if args.candidate else None
+    reports = compare_devices(module, inputs, candidate=candidate, devices=args.device or None)
+    if eager_outputs is not None:
+        from shlo.interpreter.evaluate import interpret_module
+        from shlo.runtime.numerics import check_one
+
+        reference = interpret_module(module, inputs)
+        eager = [
+            check_one(f"[{i}]", want, got)
+            for i, (got, want) in enumerate(zip(eager_outputs, reference, strict=True))
+        ]
+    print(format_reports(reports, eager))
+    return 0 if all(r.ok for r in reports) and all(c.ok for c in eager or []) else 1
+
+
+def _import_for_compare(args: argparse.Namespace) -> tuple:
+    import torch
+    from torch.utils import _pytree as pytree
+
+    from shlo.frontend.torch_import import import_model
+    from shlo.pipeline.run import flatten
+
+    model, example = _load_factory(args.source)
+    inputs = tuple(torch.from_numpy(parse_tensor(t)) for t in args.input) if args.input else example
+    if inputs is None:
+        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    with torch.no_grad():
+        eager = [leaf.numpy() for leaf in pytree.tree_leaves(model.eval()(*inputs))]
+    module = flatten(import_model(model, tuple(inputs)).module)
+    return module, [x.numpy() for x in inputs], eager
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from shlo.tools.demo import run_demo
+
+    return run_demo(args.output_dir)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    imp = commands.add_parser("import", help="PyTorch model -> StableHLO (flattened)")
+    imp.add_argument("factory", help="pkg.module:function returning a model, or (model, inputs)")
+    imp.add_argument("--input", action="append", default=[], help="example input (repeatable)")
+    imp.add_argument("-o", "--output", default="-")
+    imp.add_argument("--bundle", help="write a torch_xla-layout bundle to this directory instead")
+    imp.add_argument(
+        "--output-type", default="stablehlo", choices=("stablehlo", "torch", "linalg-on-tensors")
+    )
+    imp.add_argument("--no-flatten", action="store_true", help="keep calls and dead functions")
+    imp.add_argument("--emit-bytecode", action="store_true")
+    imp.set_defaults(run=cmd_import)
+    comp = commands.add_parser("compile", help="StableHLO -> .vmfb with iree-compile")
+    comp.add_argument("input", help="StableHLO (text or bytecode) or a bundle directory")
+    comp.add_argument("--target", default="llvm-cpu", help="llvm-cpu, vulkan, cuda or vmvx")
+    comp.add_argument("--cuda-arch", help="sm_80 (default), sm_89, a100, ...")
+    comp.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag")
+    comp.add_argument("-o", "--output", required=True)
+    comp.add_argument("--parameters", help="write the weights to this .irpa, not the .vmfb")
+    comp.set_defaults(run=cmd_compile)
+    for name, handler, text in (
+        ("run", cmd_run, "run a function once and print results"),
+        ("bench", cmd_bench, "time a function over many runs"),
+    ):
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("module", help="the .vmfb, or a bundle directory")
+        sub.add_argument("--device", default="local-task", help=", ".join(DEVICES))
+        sub.add_argument("--function", default="main")
+        sub.add_argument("--parameters", help="the .irpa of a module compiled with --parameters")
+        sub.add_argument("--input", action="append", default=[])
+        sub.set_defaults(run=handler)
+    run = commands.choices["run"]
+    run.add_argument("--output", action="append", default=[], help="@file.npy per result")
+    run.add_argument("--expected-output", action="append", default=[])
+    commands.choices["bench"].add_argument("--runs", type=int, default=20)
+    compare = commands.add_parser(
+        "compare", help="interpreter vs IREE on each device (and eager), first diverging op"
+    )
+    compare.add_argument("source", help="an MLIR file with @main, or pkg.module:factory")
+    compare.add_argument("--input", action="append", default=[])
+    compare.add_argument("--candidate", help="compile this MLIR file instead of the source")
+    compare.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        help=f"{', '.join(DEVICES)} (default: each target's first device here)",
+    )
+    compare.set_defaults(run=cmd_compare)
+    demo = commands.add_parser("demo", help="import, flatten, compile and run built-in models")
+    demo.add_argument("--output-dir", type=Path, default=Path("out/demo"))
+    demo.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from shlo.tools.reporting import run_reporting
+
+    args = build_parser().parse_args(argv)
+    return run_reporting(PROG, lambda: args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

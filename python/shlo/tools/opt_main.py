@@ -1,0 +1,156 @@
+"""`shlo-opt`: stablehlo-opt/mlir-opt's command line on the MLIR Python bindings.
+
+Upstream RUN lines work by swapping the tool name: same flags (single or double dash), passes
+as flags in command-line order or as `--pass-pipeline=`, the same output and diagnostics.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # `typing` costs start-up; `--version` must start like a native tool
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+    from shlo.ir.source import Source
+    from shlo.tools.opt_pipeline import OptPipeline
+
+PROG = "shlo-opt"
+_EPILOG = """Every registered pass is also a flag: --NAME or --NAME='opt=value opt2=value'
+(see --list-passes).  Passes given as flags run in command-line order."""
+
+
+# mlir-opt's on/off flags that shlo-opt takes, with their help text.
+_SWITCHES = (
+    (
+        "--split-input-file",
+        "process each chunk between '// -----' lines on its own (=MARKER for another marker)",
+    ),
+    ("--verify-diagnostics", "check diagnostics against expected-* comments in the input"),
+    ("--allow-unregistered-dialect", "allow operations of unregistered dialects"),
+    ("--mlir-print-op-generic", "print the generic op form"),
+    ("--mlir-print-debuginfo", "print locations"),
+    ("--mlir-print-local-scope", "print with local scope"),
+    ("--emit-bytecode", "write MLIR bytecode"),
+    ("--mlir-print-ir-before-all", "print the IR before every pass"),
+    ("--mlir-print-ir-after-all", "print the IR after every pass"),
+    ("--mlir-print-ir-after-change", "with after-all: only passes that changed the IR"),
+    ("--mlir-print-ir-after-failure", "print the IR after a pass that failed"),
+    ("--mlir-print-ir-module-scope", "print the whole module (needs --mlir-disable-threading)"),
+    ("--mlir-timing", "print pass timing"),
+    ("--mlir-pass-statistics", "print pass statistics"),
+    ("--mlir-disable-threading", "run on one thread"),
+    ("--dump-pass-pipeline", "print the pipeline as segments and where each runs"),
+    ("--list-passes", "print every pass, where it comes from and its options"),
+    ("--version", "print the versions of shlo and the wheels it drives"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from shlo.ir.source import DEFAULT_SPLIT_MARKER
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        allow_abbrev=False,
+        epilog=_EPILOG,
+        description="MLIR modular optimizer driver for StableHLO",
+    )
+    add = parser.add_argument
+    add("input", nargs="?", default="-", help="input file, text or bytecode ('-' for stdin)")
+    add("-o", "--output", default="-", help="output file, written atomically ('-' for stdout)")
+    add("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(inline, canonicalize)'")
+    add("--input-split-marker", default=DEFAULT_SPLIT_MARKER, help=argparse.SUPPRESS)
+    add("--output-split-marker", default=DEFAULT_SPLIT_MARKER, help="marker between outputs")
+    add(
+        "--mlir-elide-elementsattrs-if-larger",
+        type=int,
+        metavar="N",
+        help="elide constants with more than N elements",
+    )
+    for flag, text in _SWITCHES:
+        add(flag, action="store_true", help=text)
+    return parser
+
+
+def normalize_argv(argv: Sequence[str]) -> list[str]:
+    """mlir-opt's spellings for argparse: `-flag` as `--flag`; `--split-input-file=MARKER`."""
+    normalized = []
+    for arg in argv:
+        if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
+            arg = "-" + arg
+        flag, has_value, marker = arg.partition("=")
+        if flag == "--split-input-file" and has_value:
+            normalized += [flag, f"--input-split-marker={marker}"]
+        else:
+            normalized.append(arg)
+    return normalized
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"] or args == ["-version"]:  # fast path: no bindings, no argparse
+        from shlo.ir.versions import version_text
+
+        sys.stdout.write(version_text())
+        return 0
+    from shlo.tools.reporting import run_reporting
+
+    return run_reporting(PROG, lambda: _run(args))
+
+
+def _run(argv: list[str]) -> int:
+    parser = build_parser()
+    args, extras = parser.parse_known_args(normalize_argv(argv))
+    if args.version:
+        from shlo.ir.versions import version_text
+
+        sys.stdout.write(version_text())
+        return 0
+    if args.list_passes:
+        from shlo.pipeline.registry import all_passes, format_pass_list
+
+        sys.stdout.write(format_pass_list(all_passes()))
+        return 0
+    from shlo.errors import UsageError
+    from shlo.ir.check_dialect import has_check_ops
+    from shlo.ir.source import read_source, split_source
+    from shlo.tools.opt_pipeline import OptPipeline
+
+    driver = OptPipeline.from_args(args, extras, PROG)
+    source = read_source(args.input)
+    if not source.is_bytecode and has_check_ops(source.text):
+        driver.accept_check_ops()
+    if args.split_input_file and source.is_bytecode:
+        raise UsageError("--split-input-file needs text input; this is MLIR bytecode")
+    chunks = split_source(source, args.input_split_marker) if args.split_input_file else [source]
+    if args.emit_bytecode and len(chunks) > 1:
+        raise UsageError("--emit-bytecode cannot be combined with --split-input-file")
+    return _emit(driver, source, chunks, args)
+
+
+def _emit(
+    driver: OptPipeline, source: Source, chunks: list[Source], args: argparse.Namespace
+) -> int:
+    import os
+
+    from shlo.ir.output import AtomicOutput
+
+    separator = (args.output_split_marker + "\n").encode()
+    ok = True
+    with AtomicOutput(args.output) as out:
+        for index, chunk in enumerate(chunks):
+            out.stream.write(separator if index else b"")
+            ok &= driver.process(chunk, source, out.stream)
+            out.stream.flush()
+        if ok or args.output == "-":
+            out.commit()
+    if not ok and args.output != "-" and os.path.exists(args.output):
+        print(f"{PROG}: {args.output} left as it was", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""What shlo-opt does with one buffer: parse, run the planned pipeline, report, print.
+
+Kept apart from the argument parsing in `opt_main` so the same steps serve `--split-input-file`
+chunks, whole files and tests alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, replace
+from typing import BinaryIO
+
+from shlo.errors import ShloError, UsageError
+from shlo.ir.check_dialect import has_check_ops, to_generic
+from shlo.ir.diagnostics import format_all
+from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_source
+from shlo.ir.source import Source
+from shlo.ir.verify_diagnostics import verify
+from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, get_world
+from shlo.pipeline.planner import UnknownPass, plan
+from shlo.pipeline.repro import write_repro
+from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
+from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
+
+
+@dataclass
+class OptPipeline:
+    """A planned pipeline and the flags that say how to parse, run and print."""
+
+    prog: str
+    policy: ContextPolicy
+    segments: list[Segment]
+    run_options: RunOptions
+    verify_diagnostics: bool
+    unused_contexts: Contexts | None = None  # the planner's, still fresh: the first buffer's
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, extras: list[str], prog: str) -> OptPipeline:
+        if args.mlir_print_ir_module_scope and not args.mlir_disable_threading:
+            # MLIR aborts the process in this case (report_fatal_error); say it instead.
+            raise UsageError("--mlir-print-ir-module-scope requires --mlir-disable-threading")
+        policy = ContextPolicy(
+            allow_unregistered_dialects=args.allow_unregistered_dialect,
+            threading=not args.mlir_disable_threading,
+        )
+        printing = PrintOptions(
+            generic=args.mlir_print_op_generic,
+            debug_info=args.mlir_print_debuginfo,
+            local_scope=args.mlir_print_local_scope,
+            elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
+            bytecode=args.emit_bytecode,
+        )
+        run_options = RunOptions(
+            print_before_all=args.mlir_print_ir_before_all,
+            print_after_all=args.mlir_print_ir_after_all,
+            print_after_change=args.mlir_print_ir_after_change,
+            print_after_failure=args.mlir_print_ir_after_failure,
+            print_module_scope=args.mlir_print_ir_module_scope,
+            timing=args.mlir_timing,
+            statistics=args.mlir_pass_statistics,
+            printing=printing,
+        )
+        contexts = Contexts(policy)
+        try:
+            segments = _plan_from_args(args.pass_pipeline, extras, contexts, prog)
+        except ShloError:
+            contexts.close()
+            raise
+        if args.dump_pass_pipeline:
+            sys.stderr.write("".join(f"[{s.source}] {s}\n" for s in segments))
+        return cls(prog, policy, segments, run_options, args.verify_diagnostics, contexts)
+
+    def accept_check_ops(self) -> None:
+        """Take the `check` dialect's ops, which no binding registers, as unregistered ops, as
+        stablehlo-opt (which registers that dialect) takes them."""
+        if not self.policy.allow_unregistered_dialects:
+            self.policy = replace(self.policy, allow_unregistered_dialects=True)
+            if self.unused_contexts is not None:
+                self.unused_contexts.close()
+                self.unused_contexts = None
+
+    def process(self, chunk: Source, whole: Source, output: BinaryIO) -> bool:
+        """Parse and transform one buffer, printing the result to `output` when it succeeds.
+
+        Diagnostics go to stderr, or to the verifier under --verify-diagnostics.  Each buffer
+        gets fresh contexts, as each mlir-opt split does.
+        """
+        contexts, self.unused_contexts = self.unused_contexts or Contexts(self.policy), None
+        failure: PipelineFailed | None = None
+        try:
+            module, diagnostics = diagnosed(lambda: self._parse(chunk, contexts))
+            if module is not None:
+                try:
+                    module = run_segments(module, self.segments, contexts, self.run_options)
+                    module.write(output, self.run_options.printing)
+                except PipelineFailed as failed:
+                    module, failure, diagnostics = None, failed, failed.diagnostics
+            diagnostics = [
+                d.renamed(UNNAMED, chunk.name) for d in contexts.sink.diagnostics + diagnostics
+            ]
+        finally:
+            contexts.close()
+        reported = verify(chunk, diagnostics) if self.verify_diagnostics else diagnostics
+        if reported:
+            sources = {} if whole.is_bytecode else {whole.name: whole.text}
+            sys.stderr.write(format_all(reported, sources))
+        if failure is not None and not self.verify_diagnostics:
+            self._report_repro(chunk, failure)
+        return (module is not None) if not self.verify_diagnostics else not reported
+
+    def _parse(self, chunk: Source, contexts: Contexts) -> IRModule:
+        """Parse in the world the pipeline starts in; the other world's dialects parse too."""
+        if not chunk.is_bytecode and has_check_ops(chunk.text):
+            chunk = Source(chunk.name, to_generic(chunk.text).encode(), chunk.first_line)
+        first = next((s.source for s in self.segments if s.source in WORLD_NAMES), "stablehlo")
+        order = [first, *(name for name in WORLD_NAMES if name != first)]
+        errors = []
+        for name in order:
+            world = get_world(name)
+            try:
+                return parse_source(world, contexts.get(world), chunk)
+            except world.ir.MLIRError as error:
+                errors.append(error)
+                if "not found for custom op" not in str(error) and "Dialect `" not in str(error):
+                    raise
+        raise errors[0]
+
+    def _report_repro(self, chunk: Source, failure: PipelineFailed) -> None:
+        """Write a reproducer for the failing segment from the IR that entered it."""
+        before = chunk if failure.before is None else Source(chunk.name, failure.before)
+        contexts = Contexts(self.policy)
+        try:
+            module = self._parse(before, contexts)
+            flags = (
+                ["--allow-unregistered-dialect"] if self.policy.allow_unregistered_dialects else []
+            )
+            path, command = write_repro(module, str(failure.segment), flags)
+        finally:
+            contexts.close()
+        sys.stderr.write(
+            f"{self.prog}: pipeline segment [{failure.segment.source}] failed; "
+            f"reproducer: {path}\n{self.prog}: rerun with: {command}\n"
+        )
+
+
+def _plan_from_args(
+    pipeline: str | None, flags: list[str], contexts: Contexts, prog: str
+) -> list[Segment]:
+    stray = [flag for flag in flags if not flag.startswith("--")]
+    if stray:
+        raise UsageError(f"unexpected argument '{stray[0]}' (one input file at most)")
+    if pipeline and flags:
+        raise UsageError(
+            f"'--pass-pipeline' cannot be used with individual pass flags ({', '.join(flags)})"
+        )
+    try:
+        if pipeline:
+            anchored = parse_pipeline(pipeline)
+            return plan(anchored.name, list(anchored.nested or ()), contexts)
+        elements: list[Element] = [flag_to_element(flag) for flag in flags]
+        return plan("builtin.module", elements, contexts, implicit_nesting=True)
+    except UnknownPass as error:
+        listing = f" (see '{prog} --list-passes')"
+        raise UsageError(error.describe(as_flag=not pipeline) + listing) from None

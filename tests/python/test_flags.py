@@ -1,0 +1,91 @@
+"""The iree-compile flag rule and the device table, on plain values: no bindings, no compiler."""
+
+from __future__ import annotations
+
+import pytest
+
+from shlo.backend.flags import (
+    DEMOTE_I64,
+    KEEP_F64,
+    NO_CONSTANT_INLINING,
+    ModuleFacts,
+    iree_compile_flags,
+)
+from shlo.backend.targets import DEVICES, HOST_DEVICES, CompileError, Target, target_for_device
+
+VULKAN_FEATURES = "--iree-vulkan-target-features="
+
+
+def test_llvm_cpu_is_host_tuned_and_takes_stablehlo() -> None:
+    flags = iree_compile_flags(Target.LLVM_CPU)
+    assert flags[0] == "--iree-input-type=stablehlo"
+    assert "--iree-llvmcpu-target-cpu=host" in flags and "--iree-opt-data-tiling" in flags
+    assert KEEP_F64 not in flags and DEMOTE_I64 not in flags
+
+
+def test_f64_interface_keeps_f64_on_every_target() -> None:
+    for target in Target:
+        flags = iree_compile_flags(target, ModuleFacts(interface_f64=True), cuda="sm_80")
+        assert flags[1] == KEEP_F64
+
+
+def test_vulkan_demotes_i64_unless_the_interface_has_it() -> None:
+    assert DEMOTE_I64 in iree_compile_flags(Target.VULKAN)
+    assert DEMOTE_I64 not in iree_compile_flags(Target.VULKAN, ModuleFacts(interface_i64=True))
+    assert DEMOTE_I64 not in iree_compile_flags(Target.LLVM_CPU)
+
+
+@pytest.mark.parametrize(
+    ("facts", "features"),
+    [
+        (ModuleFacts(), None),
+        (
+            ModuleFacts(computes_f16=True),
+            "spirv:v1.3,cap:Shader,cap:Float16,cap:StorageBuffer16BitAccess,"
+            "ext:SPV_KHR_16bit_storage",
+        ),
+        (ModuleFacts(interface_f64=True), "spirv:v1.3,cap:Shader,cap:Float64"),
+        (
+            ModuleFacts(computes_f16=True, interface_f64=True),
+            "spirv:v1.3,cap:Shader,cap:Float16,cap:StorageBuffer16BitAccess,cap:Float64,"
+            "ext:SPV_KHR_16bit_storage",
+        ),
+    ],
+)
+def test_vulkan_asks_for_the_float_widths_the_module_uses(
+    facts: ModuleFacts, features: str | None
+) -> None:
+    asked = [f for f in iree_compile_flags(Target.VULKAN, facts) if f.startswith(VULKAN_FEATURES)]
+    assert asked == ([VULKAN_FEATURES + features] if features else [])
+
+
+def test_a_users_vulkan_target_wins_and_comes_last() -> None:
+    mine = "--iree-vulkan-target=rdna3"
+    flags = iree_compile_flags(Target.VULKAN, ModuleFacts(computes_f16=True), (mine,))
+    assert not any(f.startswith(VULKAN_FEATURES) for f in flags) and flags[-1] == mine
+
+
+def test_bf16_constants_are_not_inlined_on_any_target() -> None:
+    for target in (Target.LLVM_CPU, Target.VULKAN):
+        assert NO_CONSTANT_INLINING in iree_compile_flags(target, ModuleFacts(bf16_constants=True))
+        assert NO_CONSTANT_INLINING not in iree_compile_flags(target)
+
+
+def test_cuda_names_its_architecture() -> None:
+    assert iree_compile_flags(Target.CUDA, cuda="l4")[-1] == "--iree-cuda-target=sm_89"
+    with pytest.raises(CompileError, match="sm_89 or sm_80"):
+        iree_compile_flags(Target.CUDA, cuda="h100")
+
+
+def test_one_device_table() -> None:
+    assert HOST_DEVICES == ("local-task", "local-sync")
+    assert {device: t.value for device, t in DEVICES.items()} == {
+        "local-task": "llvm-cpu",
+        "local-sync": "llvm-cpu",
+        "vulkan": "vulkan",
+        "cuda": "cuda",
+    }
+    assert [t.default_device for t in Target] == ["local-task", "vulkan", "cuda", "local-task"]
+    assert target_for_device("local-sync") is Target.LLVM_CPU
+    with pytest.raises(CompileError, match="unknown device 'tpu'; expected one of local-task"):
+        target_for_device("tpu")

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Check shlo's imports: no cycles, no private names across modules, bindings in their modules.
+
+    python3 tools/check_imports.py          # exit 1 and one line per problem, else a summary
+
+Every import counts, the ones inside functions too (a cycle that only closes at run time is
+still a cycle); imports under `if TYPE_CHECKING:` do not, as they never run.  The MLIR and IREE
+bindings may be imported only by the modules in `BINDING_MODULES`.  Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# package -> folder, as pyproject.toml maps them
+SOURCES = {"shlo": ROOT / "python" / "shlo", "shlo.passes": ROOT / "passes"}
+BINDINGS = ("torch_mlir", "iree")
+BINDING_MODULES = {
+    "shlo.ir.stablehlo": "torch-mlir's MLIR bindings with StableHLO",
+    "shlo.ir.iree": "IREE's MLIR bindings",
+    "shlo.runtime.bindings": "IREE's runtime bindings",
+    "shlo.frontend.fx_importer": "torch-mlir's FX importer and its internals",
+}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the project by dotted name (a package by its `__init__.py`)."""
+    found: dict[str, Path] = {}
+    for package, folder in SOURCES.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements under `node` that run, skipping `if TYPE_CHECKING:` bodies."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _is_type_checking(child):
+            for orelse in child.orelse:
+                yield from _imports(orelse)
+            continue
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            yield child
+        yield from _imports(child)
+
+
+def _targets(statement: ast.Import | ast.ImportFrom, known: dict[str, Path]) -> list[tuple]:
+    """(module imported, names taken from it) for one statement."""
+    if isinstance(statement, ast.Import):
+        return [(alias.name, []) for alias in statement.names]
+    base = statement.module or ""
+    found = []
+    for alias in statement.names:
+        submodule = f"{base}.{alias.name}"
+        found.append((submodule, []) if submodule in known else (base, [alias.name]))
+    return found
+
+
+def check(known: dict[str, Path]) -> tuple[list[str], dict[str, set[str]]]:
+    """Private-name and binding problems, and the import graph between project modules."""
+    problems: list[str] = []
+    graph: dict[str, set[str]] = {name: set() for name in known}
+    for name, path in known.items():
+        tree = ast.parse(path.read_text(), str(path))
+        for statement in _imports(tree):
+            where = f"{path.relative_to(ROOT)}:{statement.lineno}"
+            for target, names in _targets(statement, known):
+                if target.split(".")[0] in BINDINGS and name not in BINDING_MODULES:
+                    problems.append(f"{where}: imports {target}; only {sorted(BINDING_MODULES)}")
+                if target in known and target != name:
+                    graph[name].add(target)
+                    private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+                    problems += [f"{where}: imports private {target}.{n}" for n in private]
+    return problems, graph
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    stack = list(graph[start])
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(graph[node])
+    return seen
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of modules that import each other, directly or through others."""
+    reach = {node: _reachable(graph, node) for node in graph}
+    groups = {
+        tuple(sorted({node} | {other for other in reach[node] if node in reach[other]}))
+        for node in graph
+        if node in reach[node]
+    }
+    return [list(group) for group in sorted(groups)]
+
+
+def main() -> int:
+    known = modules()
+    problems, graph = check(known)
+    problems += [f"import cycle: {' <-> '.join(component)}" for component in cycles(graph)]
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"check_imports: {len(problems)} problem(s)")
+        return 1
+    edges = sum(map(len, graph.values()))
+    print(
+        f"check_imports: {len(known)} modules, {edges} imports: no cycles, no private names "
+        f"across modules, bindings only in {len(BINDING_MODULES)} modules"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
