@@ -3,7 +3,9 @@
 Each command runs as a user runs it (a fresh process, wall time) on a real five-line StableHLO
 file where it reads input; the commands are interleaved in rounds, so one slow moment hits all
 of them, and each row is the median over the rounds.  Baselines: `torch-mlir-opt` (the native
-tool of the MLIR build shlo-opt runs on) and `python -c pass` (the interpreter's own start).
+tool of the MLIR build shlo-opt runs on), `python -c pass` (the interpreter's own start) and
+`import bindings` (importing torch-mlir's StableHLO bindings, which import numpy: the floor of
+any command that parses StableHLO in Python).
 Goals: `shlo --help` and `shlo run --help` under 0.5 s, `shlo-opt` on the file under 0.2 s.
 
     .venv/bin/python benchmarks/bench_startup.py [--rounds 10] [--json startup.json]
@@ -42,7 +44,8 @@ def machine() -> str:
     """The CPU model and core count, as the result holds only for this machine."""
     try:
         lines = Path("/proc/cpuinfo").read_text().splitlines()
-        model = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("model"))
+        named = (line for line in lines if line.startswith("model name"))
+        model = next(named).split(":", 1)[1].strip()
     except (OSError, StopIteration):
         model = "unknown CPU"
     return f"{model}, {os.cpu_count()} cores"
@@ -52,6 +55,8 @@ def commands(source: Path) -> dict[str, list[str]]:
     bin_dir = Path(sys.executable).parent
     return {
         "python -c pass": [sys.executable, "-c", "pass"],
+        # the floor of any command that parses StableHLO in Python: the bindings' own import
+        "import bindings": [sys.executable, "-c", "from torch_mlir._mlir_libs import _stablehlo"],
         "torch-mlir-opt FILE": [str(tool_path("torch-mlir-opt")), str(source)],
         "shlo-opt --version": [str(bin_dir / "shlo-opt"), "--version"],
         "shlo-opt FILE": [str(bin_dir / "shlo-opt"), str(source)],

@@ -14,10 +14,8 @@ from typing import Any
 from shlo.errors import ShloError
 from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.worlds import WORLD_NAMES, World, get_world
-from shlo.pipeline import native_tools
 from shlo.pipeline.python_pass import OptionError, PassFailure, PythonPass
 from shlo.pipeline.python_registry import python_passes
-from shlo.pipeline.registry import UNAVAILABLE, all_passes, closest_names, native_passes
 from shlo.pipeline.segments import Contexts, Segment
 from shlo.pipeline.syntax import Element, parse_elements
 
@@ -40,6 +38,8 @@ class UnknownPass(PipelineError):
     def describe(self, as_flag: bool = False) -> str:
         """The message, naming passes as pipeline elements or (`as_flag`) as `--flags`."""
         dash = "--" if as_flag else ""
+        from shlo.pipeline.registry import UNAVAILABLE
+
         if self.name in UNAVAILABLE:
             what = (
                 f"upstream pass '{dash}{self.name}' is not built into the torch-mlir or IREE wheels"
@@ -157,6 +157,10 @@ def _unschedulable(world: World, context: Any, manager: Any) -> bool:
 
 
 def _native_source(element: Element) -> str:
+    # The registry (the native tools' pass lists) is loaded only for passes no world knows.
+    from shlo.pipeline import native_tools
+    from shlo.pipeline.registry import UNAVAILABLE, all_passes, closest_names, native_passes
+
     native = native_passes()
     tools = {native[name].source if name in native else None for name in element.pass_names()}
     if len(tools) == 1 and (tool := tools.pop()) in native_tools.NATIVE_TOOLS:

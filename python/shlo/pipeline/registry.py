@@ -128,9 +128,18 @@ def _build_native_registry() -> str:
     return json.dumps(entries)
 
 
+def _build_in_fresh_process() -> str:
+    """The registry as a fresh `shlo-opt` sees it: importing torch-mlir's FX importer registers
+    more passes in the bindings, so a process that has done so would describe another set."""
+    done = native_tools.run_binary("python", ["-m", "shlo.pipeline.registry"])
+    if done.returncode != 0:
+        raise RuntimeError(f"listing the native passes failed:\n{done.stderr.strip()}")
+    return done.stdout
+
+
 def native_passes() -> dict[str, PassInfo]:
     """Passes of the bindings and native tools (cached; computing takes a second or two)."""
-    entries = json.loads(cached_text("passes.json", _build_native_registry))
+    entries = json.loads(cached_text("passes.json", _build_in_fresh_process))
     return {
         e["name"]: PassInfo(
             e["name"], e["source"], e["description"], tuple(PassOption(**o) for o in e["options"])
@@ -162,3 +171,7 @@ def format_pass_list(registry: dict[str, PassInfo]) -> str:
         lines.append(f"  --{info.name:<{width}} [{info.source}] {info.description}")
         lines += [f"      --{o.name}=<{o.type}>  - {o.description}" for o in info.options]
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # what `_build_in_fresh_process` runs
+    print(_build_native_registry())

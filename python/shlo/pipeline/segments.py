@@ -15,7 +15,6 @@ from shlo.errors import ShloError
 from shlo.ir.diagnostics import Diagnostic, DiagnosticSink, from_mlir_error, parse_printed
 from shlo.ir.module import IRModule, PrintOptions, from_bytecode
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
-from shlo.pipeline import native_tools
 from shlo.pipeline.python_registry import python_passes
 from shlo.pipeline.syntax import Element
 
@@ -165,6 +164,8 @@ def _instrument(manager: Any, options: RunOptions) -> None:
 def _run_native(
     module: IRModule, segment: Segment, contexts: Contexts, options: RunOptions
 ) -> IRModule:
+    from shlo.pipeline import native_tools  # a subprocess runner, loaded when one runs
+
     result = native_tools.run_tool(
         segment.source,
         module.to_bytecode(),

@@ -16,10 +16,8 @@ from shlo.ir.check_dialect import has_check_ops, to_generic
 from shlo.ir.diagnostics import format_all
 from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_source
 from shlo.ir.source import Source
-from shlo.ir.verify_diagnostics import verify
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, get_world
 from shlo.pipeline.planner import UnknownPass, plan
-from shlo.pipeline.repro import write_repro
 from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
 
@@ -101,13 +99,16 @@ class OptPipeline:
             ]
         finally:
             contexts.close()
-        reported = verify(chunk, diagnostics) if self.verify_diagnostics else diagnostics
-        if reported:
+        if self.verify_diagnostics:
+            from shlo.ir.verify_diagnostics import verify
+
+            diagnostics = verify(chunk, diagnostics)
+        if diagnostics:
             sources = {} if whole.is_bytecode else {whole.name: whole.text}
-            sys.stderr.write(format_all(reported, sources))
+            sys.stderr.write(format_all(diagnostics, sources))
         if failure is not None and not self.verify_diagnostics:
             self._report_repro(chunk, failure)
-        return (module is not None) if not self.verify_diagnostics else not reported
+        return (module is not None) if not self.verify_diagnostics else not diagnostics
 
     def _parse(self, chunk: Source, contexts: Contexts) -> IRModule:
         """Parse in the world the pipeline starts in; the other world's dialects parse too."""
@@ -128,6 +129,8 @@ class OptPipeline:
 
     def _report_repro(self, chunk: Source, failure: PipelineFailed) -> None:
         """Write a reproducer for the failing segment from the IR that entered it."""
+        from shlo.pipeline.repro import write_repro
+
         before = chunk if failure.before is None else Source(chunk.name, failure.before)
         contexts = Contexts(self.policy)
         try:
