@@ -8,7 +8,12 @@ from __future__ import annotations
 
 
 class ShloError(Exception):
-    """A problem to report in one line (or a block of diagnostics), never as a traceback."""
+    """A problem to report in one line (or a block of diagnostics), never as a traceback.
+
+    `located` errors already start with `file:line:col:`, as MLIR tools print them, and are
+    shown without the command's name in front."""
+
+    located = False
 
 
 class UsageError(ShloError):

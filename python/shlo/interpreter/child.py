@@ -1,9 +1,10 @@
-"""The child process of `shlo.interpreter.run_isolated`: evaluates modules, one JSON line each.
+"""The child process of `shlo.interpreter.evaluate.run_programs`: evaluates modules in turn.
 
 Reads {"modules": [hex bytecode...], "arguments": [attribute text...], "results": path,
-"probe_dir": path} on stdin and appends one JSON line per module to the results file (stdout
-stays free for `interpreter.print`).  If the interpreter aborts, the lines already written tell
-the parent which module it died on.
+"probe_dirs": [path per module]} on stdin and appends one JSON line per module to the results
+file, {"results": [attribute text...]} or {"error": message} (stdout stays free for
+`interpreter.print`).  If the interpreter aborts, the lines already written tell the parent
+which module it died on.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from shlo.ir.worlds import ContextPolicy
 def main() -> int:
     request = json.load(sys.stdin)
     with open(request["results"], "a") as results:
-        for module_hex in request["modules"]:
+        for module_hex, probe_dir in zip(request["modules"], request["probe_dirs"], strict=True):
             context = make_context(ContextPolicy(allow_unregistered_dialects=True, threading=False))
             module = ir.Module.parse(bytes.fromhex(module_hex), context)
             arguments = [ir.Attribute.parse(text, context) for text in request["arguments"]]
-            values = evaluate(module, arguments, request["probe_dir"])
+            try:
+                line = {"results": [str(v) for v in evaluate(module, arguments, probe_dir)]}
+            except Exception as error:  # the binding's own errors, reported per module
+                line = {"error": str(error).strip() or type(error).__name__}
             sys.stdout.flush()
-            results.write(json.dumps([str(value) for value in values]) + "\n")
+            results.write(json.dumps(line) + "\n")
             results.flush()
     return 0
 

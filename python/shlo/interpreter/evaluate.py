@@ -1,10 +1,11 @@
 """The StableHLO reference interpreter behind a crash-proof boundary.
 
-No binding has the `check` dialect, and the interpreter binding aborts the whole process on an
-op it does not support or a complex result.  So: check ops are rewritten from their custom
-syntax to generic form (parsed as unregistered ops), taken out of each function, and their
-operands returned instead; each function is renamed `@main` in its own copy of the module; and
-the interpreter runs in a child process, so an abort names the op instead of killing the caller.
+The interpreter binding aborts the whole process on an op it does not support, so each program
+runs in a child process and an abort is reported with its reason.  Before it runs, a copy of the
+module is prepared: the entry function is chosen as upstream chooses it (the only function, else
+`@main`) and named `@main`; check ops anywhere in the module become probes (see `checks`); and
+complex results, which the binding cannot hand back, are returned as their real and imaginary
+parts and put back together as text.
 """
 
 from __future__ import annotations
@@ -12,71 +13,75 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from shlo.errors import ShloError
-from shlo.interpreter.checks import Check, attribute_array, split_checks
+from shlo.interpreter.checks import (
+    PROBE_PREFIX,
+    Check,
+    CheckFailure,
+    evaluate_checks,
+    instrument_checks,
+)
+from shlo.interpreter.probes import INDEX, ProbeRecord, read_index
+from shlo.interpreter.tensor_text import complex_attribute
 from shlo.interpreter.unsupported import unsupported_reason
-from shlo.ir.edit import functions, ops_in
+from shlo.ir.edit import functions, ops_in, returned_values, set_results
 from shlo.ir.element_types import DTYPES
 from shlo.ir.module import constant_value
 from shlo.ir.stablehlo import WORLD, ir, make_context
 from shlo.ir.worlds import ContextPolicy
 
 _ABORT = re.compile(r"LLVM ERROR: (.*)")
-_UNSUPPORTED = re.compile(r"Operation (\S+) is unsupported|Unsupported op: (?:%\S+ = )?\"?([\w.]+)")
+_UNSUPPORTED = re.compile(
+    r"Operation (\S+) is unsupported|Unsupported op: (?:%\S+ = )?\"?([\w.]+)"
+    r"|^(\w+) is only supported when run via interpreter.run_parallel"
+)
 
 
 class InterpreterError(ShloError, RuntimeError):
     """The program cannot be interpreted (unsupported op, bad check syntax, wrong arguments)."""
 
 
-def run_isolated(
-    modules: list[bytes], arguments: list[str], probe_dir: str = ""
-) -> list[list[str] | str]:
-    """Each module's @main in a child interpreter: results as text, or why it failed.
+@dataclass
+class Prepared:
+    """A program ready for the child interpreter: its bytecode, the checks taken out of it, and
+    which results come back split into (real, imaginary) pairs."""
 
-    The child's stdout is the caller's, so `interpreter.print` output reaches the user.
-    """
-    outcomes: list[list[str] | str] = []
-    with tempfile.TemporaryDirectory(prefix="shlo-interpret-") as scratch:
-        results = Path(scratch) / "results.jsonl"
-        while len(outcomes) < len(modules):
-            results.write_text("")
-            request = json.dumps(
-                {
-                    "modules": [m.hex() for m in modules[len(outcomes) :]],
-                    "arguments": arguments,
-                    "results": str(results),
-                    "probe_dir": probe_dir,
-                }
-            )
-            sys.stdout.flush()
-            done = subprocess.run(
-                [sys.executable, "-m", "shlo.interpreter.child"],
-                input=request,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            outcomes += [json.loads(line) for line in results.read_text().splitlines()]
-            if done.returncode != 0 and len(outcomes) < len(modules):
-                outcomes.append(_abort_reason(done.stderr))
-    return outcomes
+    entry: str
+    bytecode: bytes
+    checks: list[Check] = field(default_factory=list)
+    complex_results: list[bool] = field(default_factory=list)
 
 
-def _abort_reason(stderr: str) -> str:
-    """What the child printed before it died, with a way out where shlo knows one."""
-    abort = _ABORT.search(stderr)
-    reason = abort.group(1) if abort else stderr.strip()[-500:]
-    unsupported = _UNSUPPORTED.search(reason)
-    name = unsupported and (unsupported.group(1) or unsupported.group(2))
-    return (name and unsupported_reason(name)) or f"the interpreter aborted: {reason}"
+@dataclass
+class Outcome:
+    """What one run gave: @main's results as attribute text, or why it could not run, and the
+    checks that did not hold."""
+
+    results: list[str] = field(default_factory=list)
+    error: str | None = None
+    failures: list[CheckFailure] = field(default_factory=list)
+
+
+def entry_function(module: Any, requested: str = "main") -> str:
+    """The function upstream's interpreter runs: the only one, else `requested`."""
+    named = functions(module)
+    if len(named) == 1 and requested == "main":
+        return next(iter(named))
+    if requested not in named:
+        listed = ", ".join(f"@{n}" for n in named) or "none"
+        raise InterpreterError(f"no function @{requested} to run; functions: {listed}")
+    return requested
 
 
 def bytecode(module: Any) -> bytes:
@@ -85,37 +90,161 @@ def bytecode(module: Any) -> bytes:
     return buffer.getvalue()
 
 
-def as_main(module: Any, name: str, with_checks: bool = False) -> tuple[bytes, list[Check]]:
-    """A copy of `module` (an `ir.Module`) whose `@name` is `@main`, as bytecode for the child
-    interpreter, with the function's checks split off when `with_checks`."""
+def prepare(module: Any, requested: str = "main") -> Prepared:
+    """A copy of `module` (an `ir.Module`) whose entry function is `@main`, its checks turned
+    into probes, its complex results split."""
+    entry = entry_function(module, requested)
     copy = ir.Module.parse(bytecode(module), module.context)
     named = functions(copy)
-    if name not in named:
-        raise InterpreterError(f"no function @{name}; functions: {', '.join(named)}")
     with module.context, ir.Location.unknown():
         _tensor_constants_as_stablehlo(copy)
         _inline_resources(copy)
-        if name != "main" and "main" in named:
+        checks = instrument_checks(copy)  # before renaming: checks name their own function
+        if entry != "main" and "main" in named:
             named["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
-        named[name].attributes["sym_name"] = ir.StringAttr.get("main")
-        checks = split_checks(named[name]) if with_checks else []
-    return bytecode(copy), checks
+        named[entry].attributes["sym_name"] = ir.StringAttr.get("main")
+        split = _split_complex_results(named[entry])
+    return Prepared(entry, bytecode(copy), checks, split)
 
 
-_COMPLEX_PARTS = {np.dtype(np.complex64): "f32", np.dtype(np.complex128): "f64"}
+def _split_complex_results(function: Any) -> list[bool]:
+    """Return each complex result as its real and imaginary parts; which results were split."""
+    values = returned_values(function)
+    split = [
+        isinstance(v.type, ir.RankedTensorType)
+        and isinstance(ir.RankedTensorType(v.type).element_type, ir.ComplexType)
+        for v in values
+    ]
+    if not any(split):
+        return split
+    block = function.regions[0].blocks[0]
+    terminator = block.operations[len(block.operations) - 1]
+    parts = []
+    with ir.InsertionPoint(terminator), terminator.location:
+        for value, is_complex in zip(values, split, strict=True):
+            if not is_complex:
+                parts.append(value)
+                continue
+            tensor = ir.RankedTensorType(value.type)
+            part = ir.RankedTensorType.get(
+                list(tensor.shape), ir.ComplexType(tensor.element_type).element_type
+            )
+            for name in ("stablehlo.real", "stablehlo.imag"):
+                parts.append(ir.Operation.create(name, results=[part], operands=[value]).results[0])
+    set_results(function, parts)
+    return split
 
 
-def _attribute_text(array: np.ndarray) -> str:
-    """An argument as MLIR attribute text (the bindings build no complex attributes)."""
-    if array.dtype not in _COMPLEX_PARTS:
-        return str(ir.DenseElementsAttr.get(array))
-    values = ", ".join(f"({v.real!r}, {v.imag!r})" for v in array.reshape(-1))
-    values = values if array.ndim == 0 else f"[{values}]"
-    shape = "x".join(map(str, array.shape))
-    return (
-        f"dense<[{values}]> : tensor<{shape}{'x' if shape else ''}"
-        f"complex<{_COMPLEX_PARTS[array.dtype]}>>"
+def run_programs(
+    programs: list[Prepared], arguments: list[str], probe_dir: str = "", timeout: float = 0
+) -> list[Outcome]:
+    """Each program in a child interpreter, in order; results, failures and checks judged.
+
+    The child's stdout is the caller's, so `interpreter.print` output reaches the user.  User
+    probes go to `probe_dir` as upstream writes them (`probeN.npy` and `index.csv`).  With a
+    `timeout`, a program that runs longer is stopped and reported.
+    """
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="shlo-interpret-") as scratch:
+        results = Path(scratch) / "results.jsonl"
+        probe_dirs = [Path(scratch) / f"probes{i}" for i in range(len(programs))]
+        for directory in probe_dirs:
+            directory.mkdir()
+        while len(outcomes) < len(programs):
+            start = len(outcomes)
+            results.write_text("")
+            error = _run_child(programs[start:], arguments, probe_dirs[start:], results, timeout)
+            lines = [json.loads(line) for line in results.read_text().splitlines()]
+            for program, directory, line in zip(
+                programs[start:], probe_dirs[start:], lines, strict=False
+            ):
+                if "error" in line:
+                    outcomes.append(Outcome(error=line["error"]))
+                else:
+                    records = read_index(directory)
+                    outcomes.append(_judge(program, line["results"], records, probe_dir))
+            if error is not None and len(outcomes) < len(programs):
+                outcomes.append(Outcome(error=error))
+    return outcomes
+
+
+def _run_child(
+    programs: list[Prepared],
+    arguments: list[str],
+    probe_dirs: list[Path],
+    results: Path,
+    timeout: float,
+) -> str | None:
+    """Run the child on `programs`; None when all ran, else why the first unfinished one died."""
+    request = json.dumps(
+        {
+            "modules": [p.bytecode.hex() for p in programs],
+            "arguments": arguments,
+            "results": str(results),
+            "probe_dirs": [str(d) for d in probe_dirs],
+        }
     )
+    sys.stdout.flush()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "shlo.interpreter.child"],
+            input=request,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=timeout or None,
+        )
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout:g} s"
+    if done.returncode == 0:
+        return None
+    return _abort_reason(done.stderr, done.returncode)
+
+
+def _abort_reason(stderr: str, returncode: int) -> str:
+    """What the child printed before it died, with a way out where shlo knows one."""
+    abort = _ABORT.search(stderr)
+    reason = abort.group(1) if abort else stderr.strip()[-500:]
+    unsupported = _UNSUPPORTED.search(reason)
+    name = unsupported and (
+        unsupported.group(1) or unsupported.group(2) or f"stablehlo.{unsupported.group(3)}"
+    )
+    if name and (known := unsupported_reason(name)):
+        return known
+    if returncode < 0:
+        signame = signal.Signals(-returncode).name
+        meaning = {"SIGFPE": " (an arithmetic error such as an integer division by zero)"}
+        reason = f"{signame}{meaning.get(signame, '')}" + (f": {reason}" if reason else "")
+    return f"the interpreter aborted: {reason or f'exit status {returncode}'}"
+
+
+def _judge(
+    program: Prepared, texts: list[str], records: list[ProbeRecord], probe_dir: str
+) -> Outcome:
+    ours = [r for r in records if r.probe_id.startswith(PROBE_PREFIX)]
+    user = [r for r in records if not r.probe_id.startswith(PROBE_PREFIX)]
+    if probe_dir:
+        user = _publish_probes(user, Path(probe_dir))
+    failures = evaluate_checks(program.checks, ours, user)
+    return Outcome(_join_complex(texts, program.complex_results), failures=failures)
+
+
+def _publish_probes(records: list[ProbeRecord], directory: Path) -> list[ProbeRecord]:
+    """The user's probes copied to `directory` as upstream names them; their new records."""
+    directory.mkdir(parents=True, exist_ok=True)
+    published = []
+    for number, record in enumerate(records, start=1):
+        target = directory / f"probe{number}.npy"
+        shutil.copyfile(record.path, target)
+        published.append(ProbeRecord(record.probe_id, record.type, str(target)))
+    (directory / INDEX).write_text("".join(f"{r.probe_id},{r.type},{r.path}\n" for r in published))
+    return published
+
+
+def _join_complex(texts: list[str], split: list[bool]) -> list[str]:
+    joined, parts = [], iter(texts)
+    for is_complex in split:
+        joined.append(complex_attribute(next(parts), next(parts)) if is_complex else next(parts))
+    return joined
 
 
 def _tensor_constants_as_stablehlo(module: Any) -> None:
@@ -167,6 +296,28 @@ def _inline_resources(module: Any) -> None:
         op.attributes["value"] = ir.DenseElementsAttr.get(array, type=shaped)
 
 
+def _argument_text(array: np.ndarray) -> str:
+    """An argument as MLIR attribute text."""
+    if np.iscomplexobj(array):
+        raise InterpreterError(
+            "complex arguments cannot be handed to the interpreter binding; "
+            "pass their real and imaginary parts and build them with stablehlo.complex"
+        )
+    return str(ir.DenseElementsAttr.get(array))
+
+
+def attribute_array(attribute_text: str, context: Any) -> np.ndarray:
+    """An elements attribute as numpy, in the element type it has (f32 stays f32)."""
+    attribute = ir.DenseElementsAttr(ir.Attribute.parse(attribute_text, context))
+    shaped = ir.ShapedType(attribute.type)
+    dtype = DTYPES.get(str(shaped.element_type))
+    if attribute.is_splat:
+        array = np.full(shaped.shape, np.array(attribute.get_splat_value().value))
+    else:
+        array = np.array(attribute).reshape(shaped.shape)
+    return array.astype(dtype) if dtype is not None else array
+
+
 def interpret_module(module: Any, inputs: list[np.ndarray], function: str = "main") -> list:
     """Run `function` of an `IRModule` on numpy inputs in the reference interpreter.
 
@@ -175,9 +326,8 @@ def interpret_module(module: Any, inputs: list[np.ndarray], function: str = "mai
     context = make_context(ContextPolicy(allow_unregistered_dialects=True))
     copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
     with context:
-        arguments = [_attribute_text(np.ascontiguousarray(a)) for a in inputs]
-    data, _ = as_main(copy, function)
-    (outcome,) = run_isolated([data], arguments)
-    if isinstance(outcome, str):
-        raise InterpreterError(f"@{function}: {outcome}")
-    return [attribute_array(text, context) for text in outcome]
+        arguments = [_argument_text(np.ascontiguousarray(a)) for a in inputs]
+    (outcome,) = run_programs([prepare(copy, function)], arguments)
+    if outcome.error is not None:
+        raise InterpreterError(f"@{function}: {outcome.error}")
+    return [attribute_array(text, context) for text in outcome.results]

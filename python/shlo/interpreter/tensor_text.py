@@ -34,6 +34,46 @@ def _parse(body: str) -> Nested:
     return body
 
 
+def _flat(value: Nested) -> list[Element]:
+    return [e for item in value for e in _flat(item)] if isinstance(value, list) else [value]
+
+
+def _nest(elements: list[str], shape: list[int]) -> str:
+    """Flat element texts as MLIR's nested brackets for `shape`."""
+    if not shape:
+        return elements[0]
+    step = len(elements) // shape[0] if shape[0] else 0
+    rows = [_nest(elements[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+    return f"[{', '.join(rows)}]"
+
+
+def complex_attribute(real: str, imaginary: str) -> str:
+    """The attribute text of a complex tensor from those of its real and imaginary parts
+    (`dense<1.0> : tensor<2xf32>` twice -> `dense<(1.0,1.0)> : tensor<2xcomplex<f32>>`)."""
+    parts = []
+    for text in (real, imaginary):
+        match = _ATTRIBUTE.match(text.strip())
+        if not match:
+            raise ValueError(f"not an elements attribute: {text[:80]}")
+        parts.append(match.groups())
+    (real_body, tensor_type), (imaginary_body, _) = parts
+    shape = _shape(tensor_type)
+    element = tensor_type[tensor_type.rfind("x") + 1 :] if shape else tensor_type
+    complex_type = f"tensor<{tensor_type[: len(tensor_type) - len(element)]}complex<{element}>>"
+    splat = [not body.strip().startswith("[") for body in (real_body, imaginary_body)]
+    if all(splat):
+        return f"dense<({real_body.strip()},{imaginary_body.strip()})> : {complex_type}"
+    count = 1
+    for dim in shape:
+        count *= dim
+    columns = []
+    for body, is_splat in zip((real_body, imaginary_body), splat, strict=True):
+        elements = [str(e) for e in _flat(_parse(body))]
+        columns.append(elements * count if is_splat else elements)
+    pairs = [f"({r},{i})" for r, i in zip(*columns, strict=True)]
+    return f"dense<{_nest(pairs, shape)}> : {complex_type}"
+
+
 def _filled(shape: list[int], value: Nested) -> Nested:
     """A splat attribute's one value repeated over its shape (rows of an empty one: [])."""
     return value if not shape else [_filled(shape[1:], value) for _ in range(shape[0])]

@@ -28,7 +28,7 @@ UNSUPPORTED: dict[str, str | None] = {
         f"stablehlo.{op}"
         for op in (
             "batch_norm_grad cholesky einsum unary_einsum torch_index_select rng "
-            "rng_bit_generator fft real_dynamic_slice custom_call"
+            "rng_bit_generator real_dynamic_slice custom_call"
         ).split()
     ),
 }
@@ -46,8 +46,6 @@ _EVALUATED_DIALECTS = ("stablehlo.", "func.", "interpreter.", "check.", STAND_IN
 
 def unsupported_reason(name: str) -> str | None:
     """Why the interpreter cannot run op `name`, and the way out where there is one."""
-    if name == "stablehlo.fft":
-        return "the interpreter does not support stablehlo.fft (it aborts on its complex values)"
     if name in UNSUPPORTED or name.startswith("chlo."):
         pipeline = _CHLO if name.startswith("chlo.") else UNSUPPORTED[name]
         way_out = (

@@ -1,81 +1,209 @@
 """The `check` dialect as text: no binding registers it, so its ops go through as generic ops.
 
-Custom-syntax check lines (`check.expect_eq %a, %b : tensor<2xf32>`) are rewritten line for
-line into generic unregistered ops, which any context that allows unregistered dialects parses
-with every location unchanged, and printed back in their own syntax afterwards.  In between they
-are named `shlo.check.*`: IREE registers a `check` dialect of its own (other ops, same name),
-which would claim them in IREE's passes.  Used by
-shlo-translate (which evaluates them) and shlo-opt (which carries them through pipelines).
+Custom-syntax check ops (`check.expect_eq %a, %b : tensor<2xf32>`, written on one line or over
+several) are found by a scanner that follows brackets, strings and comments, and each is
+rewritten into a generic unregistered op on its first line; the lines it spanned stay (empty),
+so every location after it is unchanged.  Generic-form check ops are only renamed.  Printed IR
+goes back to the dialect's own syntax afterwards.  In between the ops are named `shlo.check.*`:
+IREE registers a `check` dialect of its own (other ops, same name), which would claim them in
+IREE's passes.  Used by shlo-translate (which evaluates them) and shlo-opt (which carries them
+through pipelines).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from shlo.errors import ShloError
 from shlo.ir.text import split_top_level
 
-_CHECK_LINE = re.compile(r"^(\s*)check\.(\w+)\s+(.*?)\s*$")
-_CONST_FORMS = {"expect_eq_const", "expect_almost_eq_const"}
 STAND_IN = "shlo.check."  # the generic name of `check.KIND` while shlo holds it
+_CONST_FORMS = {"expect_eq_const", "expect_almost_eq_const"}
+_CUSTOM_START = re.compile(r"(?m)^([ \t]*)check\.(\w+)\b")
+_GENERIC_NAME = re.compile(r'"check\.(\w+)"(\s*\()')
+_OPEN, _CLOSE = "<([{", ">)]}"
 
 
+@dataclass
 class CheckSyntaxError(ShloError, ValueError):
-    """A check op line that cannot be read."""
+    """A check op that cannot be read, with where it starts (1-based line and column)."""
 
+    message: str
+    line: int = 0
+    column: int = 0
 
-_GENERIC_LINE = re.compile(r'^(\s*)"check\.')
+    def __str__(self) -> str:
+        return self.message
 
 
 def has_check_ops(text: str) -> bool:
-    """Whether any line is a check op, in custom or generic syntax."""
-    return "check." in text and any(
-        _CHECK_LINE.match(line.split("//")[0]) or _GENERIC_LINE.match(line)
-        for line in text.split("\n")
-    )
+    """Whether the text holds a check op, in custom or generic syntax."""
+    return "check." in text and bool(_CUSTOM_START.search(text) or _GENERIC_NAME.search(text))
 
 
-def _split_type_suffix(text: str) -> tuple[str, list[str]]:
-    depth, cut = 0, -1
-    for i, ch in enumerate(text):
-        depth += ch in "<([{"
-        depth -= ch in ">)]}"
-        if text.startswith(" : ", i) and depth == 0:
-            cut = i
-    if cut < 0:
-        raise CheckSyntaxError(f"check op without a type: '{text}'")
-    return text[:cut], split_top_level(text[cut + 3 :])
+def statement_end(text: str, start: int) -> int:
+    """Where the custom-syntax op that starts at `start` ends: the first line end outside
+    brackets and strings, unless the text so far ends in `,` or `:` or the next line begins
+    with `:`, `{` or `loc(`."""
+    depth, i, last = 0, start, ""
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            i = _string_end(text, i)
+            last = '"'
+            continue
+        if text.startswith("//", i):
+            i = text.find("\n", i)
+            i = len(text) if i < 0 else i
+            continue
+        if ch == "\n" and depth == 0 and last not in (",", ":") and not _continues(text, i):
+            return i
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE and not (ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+            if depth < 0:  # the enclosing block's `}`: the op ended before it
+                return i
+        if not ch.isspace():
+            last = ch
+        i += 1
+    return len(text)
+
+
+def _continues(text: str, newline: int) -> bool:
+    """Whether the next line goes on with the op: it starts with its `:` type list or its
+    attribute dictionary."""
+    rest = text[newline:].lstrip()
+    return rest.startswith((":", "{", "loc("))
+
+
+def _string_end(text: str, start: int) -> int:
+    i = start + 1
+    while i < len(text) and text[i] != '"':
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
+
+
+def _without_comments(text: str) -> str:
+    """The op's text on one line, its `//` comments dropped (strings kept whole)."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == '"':
+            end = _string_end(text, i)
+            out.append(text[i:end])
+            i = end
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+        else:
+            out.append(" " if text[i] == "\n" else text[i])
+            i += 1
+    return re.sub(r"\s+", " ", "".join(out)).strip()
+
+
+def _top_level_colon(text: str) -> int:
+    """The index of the first `:` outside brackets and strings, or -1."""
+    depth, i = 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            i = _string_end(text, i)
+            continue
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE and not (ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            return i
+        i += 1
+    return -1
+
+
+def _trailing(types: str) -> tuple[str, str, str]:
+    """`tensor<f64> {tolerance = 0.1 : f64} loc("x")` -> types, attribute dict, location."""
+    location = ""
+    if (at := types.find(" loc(")) >= 0 or (at := types.find("loc(")) == 0:
+        types, location = types[:at].strip(), types[at:].strip()
+    attributes = ""
+    if types.endswith("}") and (brace := types.find("{")) >= 0:
+        types, attributes = types[:brace].strip(), types[brace + 1 : -1].strip()
+    return types, attributes, location
+
+
+_UNSIGNED = ("max_ulp_difference", "min_ulp_difference", "iteration")
+
+
+def _typed(attribute: str) -> str:
+    """`max_ulp_difference = 3` as the op declares it (`: ui64`); others as written."""
+    key, _, value = (part.strip() for part in attribute.partition("="))
+    if key in _UNSIGNED and ":" not in value:
+        return f"{key} = {value} : ui64"
+    return attribute
 
 
 def generic_check(kind: str, body: str) -> str:
     """`check.KIND body` in custom syntax as a generic op with the same meaning."""
-    head, types = _split_type_suffix(body)
-    parts = split_top_level(head)
+    colon = _top_level_colon(body)
+    if colon < 0:
+        raise CheckSyntaxError(f"check.{kind}: expected ':' and the operand types in '{body}'")
+    head, (type_text, attribute_dict, location) = body[:colon], _trailing(body[colon + 1 :].strip())
+    parts = split_top_level(head, what=f"check.{kind}")
+    types = split_top_level(type_text, what=f"check.{kind}")
     values = [p for p in parts if p.startswith("%")]
-    attrs = [p for p in parts if not p.startswith("%")]
-    named = [a.replace(" = ", " = ").strip() for a in attrs if "=" in a and "<" not in a]
-    literal = [a for a in attrs if a not in named]
+    named = [p for p in parts if not p.startswith("%") and re.match(r"^[\w.$-]+\s*=", p)]
+    literal = [p for p in parts if not p.startswith("%") and p not in named]
+    named = [_typed(attribute) for attribute in named]
+    if attribute_dict:
+        named += split_top_level(attribute_dict, what=f"check.{kind}")
+    if not types:
+        raise CheckSyntaxError(f"check.{kind}: no operand type after ':' in '{body}'")
     if kind in _CONST_FORMS:
         if not literal:
             raise CheckSyntaxError(f"check.{kind} needs a constant: '{body}'")
         named.append(f"value = {literal[0]} : {types[0]}")
+    elif literal:
+        raise CheckSyntaxError(f"check.{kind}: unexpected '{literal[0]}' in '{body}'")
+    if not values:
+        raise CheckSyntaxError(f"check.{kind}: expected an operand (%value) in '{body}'")
     operand_types = (types * len(values))[: len(values)] if len(types) == 1 else types
+    if len(operand_types) != len(values):
+        raise CheckSyntaxError(
+            f"check.{kind}: {len(values)} operands but {len(types)} types in '{body}'"
+        )
     attributes = f" {{{', '.join(named)}}}" if named else ""
-    operands = ", ".join(values)
-    return f'"{STAND_IN}{kind}"({operands}){attributes} : ({", ".join(operand_types)}) -> ()'
+    tail = f" {location}" if location else ""
+    return (
+        f'"{STAND_IN}{kind}"({", ".join(values)}){attributes} : '
+        f"({', '.join(operand_types)}) -> (){tail}"
+    )
 
 
-def to_generic(text: str) -> str:
-    """Every check op line rewritten in generic form under its stand-in name; lines and columns
-    keep their places."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if match := _CHECK_LINE.match(line.split("//")[0]):
-            indent, kind, body = match.groups()
-            lines[index] = indent + generic_check(kind, body)
-        elif match := _GENERIC_LINE.match(line):
-            lines[index] = f'{match.group(1)}"{STAND_IN}{line[match.end() :]}'
-    return "\n".join(lines)
+def to_generic(text: str, first_line: int = 1) -> str:
+    """Every check op rewritten in generic form under its stand-in name; lines and columns
+    of everything else keep their places.  Raises CheckSyntaxError with the op's position
+    (lines counted from `first_line`)."""
+    pieces, cursor = [], 0
+    for match in _CUSTOM_START.finditer(text):
+        if match.start() < cursor or _in_comment(text, match.start()):
+            continue
+        indent, kind = match.groups()
+        end = statement_end(text, match.end())
+        line = text.count("\n", 0, match.start()) + first_line
+        try:
+            generic = generic_check(kind, _without_comments(text[match.end() : end]))
+        except (CheckSyntaxError, ShloError) as error:
+            raise CheckSyntaxError(str(error), line, len(indent) + 1) from None
+        spanned = text.count("\n", match.start(), end)
+        pieces += [text[cursor : match.start()], indent, generic, "\n" * spanned]
+        cursor = end
+    pieces.append(text[cursor:])
+    return _GENERIC_NAME.sub(rf'"{STAND_IN}\1"\2', "".join(pieces))
+
+
+def _in_comment(text: str, index: int) -> bool:
+    line_start = text.rfind("\n", 0, index) + 1
+    return "//" in text[line_start:index]
 
 
 def generic_names(text: str) -> str:
@@ -89,19 +217,29 @@ _GENERIC_CHECK = re.compile(
 
 
 def to_custom(text: str) -> str:
-    """Generic check ops printed back in the check dialect's own syntax (inverse of to_generic)."""
+    """Generic check ops printed back in the check dialect's own syntax (inverse of to_generic).
+
+    The printer puts each op on one line, so printed IR is read line by line."""
     lines = text.split("\n")
     for index, line in enumerate(lines):
         match = _GENERIC_CHECK.match(line)
         if not match:
             continue
         indent, kind, operands, attributes, types, tail = match.groups()
-        parts = [operands]
+        parts, extra = [operands], []
         for attribute in split_top_level(attributes or ""):
             key, _, value = attribute.partition(" = ")
-            literal, _ = _split_type_suffix(value) if key == "value" else (value, None)
-            parts.append(literal if key == "value" else f"{key} = {value.split(' : ')[0]}")
+            if key == "value":
+                parts.append(value)
+            elif kind in _CONST_FORMS:
+                extra.append(attribute)
+            else:
+                parts.append(f"{key} = {value.split(' : ')[0]}")
         type_list = split_top_level(types)
+        if kind in _CONST_FORMS:  # the constant carries its type; other attributes follow it
+            dictionary = f" {{{', '.join(extra)}}}" if extra else ""
+            lines[index] = f"{indent}check.{kind} {', '.join(parts)}{dictionary}{tail}"
+            continue
         shown = type_list[0] if len(set(type_list)) == 1 else ", ".join(type_list)
         lines[index] = f"{indent}check.{kind} {', '.join(parts)} : {shown}{tail}"
     return "\n".join(lines)

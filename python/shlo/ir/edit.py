@@ -68,15 +68,25 @@ def call_function(name: str, signature: Any, operands: list[Any]) -> Any:
     )
 
 
-def return_also(function: Any, values: list[Any]) -> None:
-    """Make `function` return `values` after its own results (signature updated to match)."""
+def returned_values(function: Any) -> list[Any]:
+    """The values `function`'s terminator returns."""
+    block = function.regions[0].blocks[0]
+    return list(block.operations[len(block.operations) - 1].operands)
+
+
+def set_results(function: Any, values: list[Any]) -> None:
+    """Make `function` return `values` (its signature updated to match)."""
     block = function.regions[0].blocks[0]
     terminator = block.operations[len(block.operations) - 1]
-    returned = [*terminator.operands, *values]
     with ir.InsertionPoint.at_block_terminator(block), terminator.location:
-        ir.Operation.create("func.return", operands=returned)
+        ir.Operation.create("func.return", operands=values)
     terminator.operation.erase()
     signature = ir.TypeAttr(function.attributes["function_type"]).value
     function.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get(list(signature.inputs), [v.type for v in returned])
+        ir.FunctionType.get(list(signature.inputs), [v.type for v in values])
     )
+
+
+def return_also(function: Any, values: list[Any]) -> None:
+    """Make `function` return `values` after its own results."""
+    set_results(function, [*returned_values(function), *values])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeVar
 
 from shlo.errors import ShloError
-from shlo.ir.check_dialect import generic_names, to_custom
+from shlo.ir.check_dialect import CheckSyntaxError, generic_names, to_custom
 from shlo.ir.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir.source import Source, wrap_in_module
 from shlo.ir.worlds import World
@@ -24,6 +24,8 @@ Parsed = TypeVar("Parsed")
 
 class ParseError(ShloError, ValueError):
     """Malformed input: the message is MLIR's diagnostics, `file:line:col: error: ...`."""
+
+    located = True
 
 
 @dataclass(frozen=True)
@@ -139,9 +141,11 @@ def _parse_text(world: World, context: Any, source: Source) -> Any:
 
 def diagnosed(parse: Callable[[], Parsed]) -> tuple[Parsed | None, list[Diagnostic]]:
     """Run `parse`; malformed input comes back as its diagnostics instead of an `MLIRError`
-    (each world has its own class, so it is recognized by name)."""
+    (each world has its own class, so it is recognized by name) or a `CheckSyntaxError`."""
     try:
         return parse(), []
+    except CheckSyntaxError as error:
+        return None, [Diagnostic("error", str(error), UNNAMED, error.line, error.column)]
     except Exception as error:
         if type(error).__name__ != "MLIRError":
             raise

@@ -113,7 +113,8 @@ class OptPipeline:
     def _parse(self, chunk: Source, contexts: Contexts) -> IRModule:
         """Parse in the world the pipeline starts in; the other world's dialects parse too."""
         if not chunk.is_bytecode and has_check_ops(chunk.text):
-            chunk = Source(chunk.name, to_generic(chunk.text).encode(), chunk.first_line)
+            generic = to_generic(chunk.text, chunk.first_line)
+            chunk = Source(chunk.name, generic.encode(), chunk.first_line)
         first = next((s.source for s in self.segments if s.source in WORLD_NAMES), "stablehlo")
         order = [first, *(name for name in WORLD_NAMES if name != first)]
         errors = []

@@ -5,8 +5,9 @@
     shlo-translate model.mlir --interpret --args='[dense<[1.0, 2.0]> : tensor<2xf32>]'
     shlo-translate --print-stablehlo-version
 
-With no --args, --interpret runs every public function that takes no arguments and evaluates
-its `check` ops (expect_eq, expect_eq_const, expect_almost_eq[_const], expect_close).
+--interpret runs the module's only function, else @main, as stablehlo-translate does, and
+evaluates every `check` op it executes (expect_eq[_const], expect_almost_eq[_const],
+expect_close, expect_serialized_eq), in called functions and regions too.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _load(source: Source) -> Any:
     Check ops are rewritten to generic form and parsed as unregistered operations.
     """
     from shlo.ir.check_dialect import to_generic
-    from shlo.ir.module import diagnosed, report
+    from shlo.ir.module import ParseError, diagnosed, report
     from shlo.ir.stablehlo import WORLD, deserialize, ir
     from shlo.ir.worlds import ContextPolicy
 
@@ -49,7 +50,7 @@ def _load(source: Source) -> Any:
 
     module, diagnostics = diagnosed(parse)
     if module is None:
-        raise TranslateError(report(diagnostics, source).strip())
+        raise ParseError(report(diagnostics, source).strip())
     return module
 
 
@@ -66,86 +67,65 @@ def parse_args_list(text: str, context: Any) -> list[Any]:
             attributes.append(ir.Attribute.parse(item, context))
         except ir.MLIRError:
             raise TranslateError(f"--args: argument {index} '{item}' is not an attribute") from None
+        except TypeError:  # the bindings hand over no complex elements attributes
+            raise TranslateError(
+                f"--args: argument {index}: complex arguments cannot be handed to the interpreter "
+                "binding; pass their real and imaginary parts and build them with stablehlo.complex"
+            ) from None
     return attributes
 
 
-def _targets(module: Any, arguments: list[Any]) -> list[str]:
-    """@main when arguments are given (checked against its signature), else every function
-    that takes none, as stablehlo-translate runs a test file."""
+def _check_arguments(module: Any, entry: str, arguments: list[Any]) -> None:
+    """The --args must match the entry function's parameters in number and type."""
     from shlo.ir.edit import functions
     from shlo.ir.stablehlo import ir
 
-    named = functions(module)
-    signatures = {n: ir.TypeAttr(f.attributes["function_type"]).value for n, f in named.items()}
-    if not arguments:
-        return [
-            n
-            for n, sig in signatures.items()
-            if not list(sig.inputs) and "sym_visibility" not in named[n].attributes
-        ]
-    if "main" not in signatures:
-        raise TranslateError("no function @main: --args are for @main")
-    inputs = list(signatures["main"].inputs)
+    signature = ir.TypeAttr(functions(module)[entry].attributes["function_type"]).value
+    inputs = list(signature.inputs)
     if len(arguments) != len(inputs):
-        raise TranslateError(f"@main takes {len(inputs)} arguments, --args gave {len(arguments)}")
+        raise TranslateError(
+            f"@{entry} takes {len(inputs)} arguments, --args gave {len(arguments)}"
+        )
     for index, (argument, expected) in enumerate(zip(arguments, inputs, strict=True)):
         if str(argument.type) != str(expected):
             raise TranslateError(f"argument {index}: expected {expected}, got {argument.type}")
-    return ["main"]
 
 
 def interpret(
-    module: Any, arguments: list[Any], name: str, probe_dir: str = ""
+    module: Any, arguments: list[Any], name: str, probe_dir: str = "", timeout: float = 0
 ) -> tuple[list[str], list[Diagnostic]]:
-    """Run the targets; returns the results' text and the failures as diagnostics."""
-    from shlo.interpreter.checks import evaluate_check
-    from shlo.interpreter.evaluate import as_main, run_isolated
+    """Run the entry function (the only one, else @main, as upstream does) with its checks;
+    returns the results' text and the failures as diagnostics."""
+    from shlo.interpreter.evaluate import InterpreterError, prepare, run_programs
     from shlo.interpreter.unsupported import unsupported_ops
     from shlo.ir.diagnostics import line_column
     from shlo.ir.edit import functions
 
-    targets = _targets(module, arguments)
-    complex_results = [
-        t
-        for t in targets
-        if "complex" in str(functions(module)[t].attributes["function_type"]).split("->")[-1]
-    ]
-    if complex_results:
-        raise TranslateError(
-            f"@{complex_results[0]} returns complex numbers, on which the "
-            "interpreter binding aborts the process; return real and "
-            "imaginary parts instead"
+    try:
+        program = prepare(module)
+    except InterpreterError as error:
+        raise TranslateError(str(error)) from None
+    _check_arguments(module, program.entry, arguments)
+    (outcome,) = run_programs([program], [str(a) for a in arguments], probe_dir, timeout)
+    errors = []
+    if outcome.error is not None:
+        # Shown at the op the error names when shlo knows it, else at the entry function.
+        named = [op for op, reason in unsupported_ops(module.operation) if reason == outcome.error]
+        culprit = named[0] if named else functions(module)[program.entry]
+        line, column = line_column(culprit.location)
+        errors.append(Diagnostic("error", f"@{program.entry}: {outcome.error}", name, line, column))
+    for failure in outcome.failures:
+        check = failure.check
+        errors.append(
+            Diagnostic(
+                "error",
+                f"check.{check.kind} failed in @{check.function}: {failure.message}",
+                name,
+                check.line,
+                check.column,
+            )
         )
-    prepared = [as_main(module, target, with_checks=True) for target in targets]
-    outcomes = run_isolated(
-        [bytecode for bytecode, _ in prepared], [str(a) for a in arguments], probe_dir
-    )
-    printed, errors = [], []
-    for target, (_, checks), outcome in zip(targets, prepared, outcomes, strict=True):
-        if isinstance(outcome, str):
-            function = functions(module)[target]
-            known = unsupported_ops(function)  # the likeliest cause, at its own location
-            culprit, outcome = known[0] if known else (function, outcome)
-            line, column = line_column(culprit.location)
-            errors.append(Diagnostic("error", f"@{target}: {outcome}", name, line, column))
-            continue
-        checked = sum(check.operands for check in checks)
-        printed += outcome[: len(outcome) - checked]
-        values = outcome[len(outcome) - checked :]
-        for check in checks:
-            problem = evaluate_check(check, values[: check.operands], module.context)
-            values = values[check.operands :]
-            if problem:
-                errors.append(
-                    Diagnostic(
-                        "error",
-                        f"check.{check.kind} failed in @{target}: {problem}",
-                        name,
-                        check.line,
-                        check.column,
-                    )
-                )
-    return printed, errors
+    return ([] if errors else outcome.results), errors
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -162,6 +142,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--interpreter-print-dense",
         action="store_true",
         help="print results as elements attributes (dense<...> : tensor<...>)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="with --interpret: stop a program that runs longer (default: no limit)",
     )
     parser.add_argument("--target", default="current", help="version, current or minimum")
     parser.add_argument("--strip-debuginfo", action="store_true")
@@ -187,9 +174,11 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source, output: B
     try:
         module = _load(chunk)
         arguments = parse_args_list(args.args, module.context)
-        printed, errors = interpret(module, arguments, chunk.name, args.probe_output_dir)
-    except TranslateError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
+        printed, errors = interpret(
+            module, arguments, chunk.name, args.probe_output_dir, args.timeout
+        )
+    except ShloError as error:
+        print(error if error.located else f"{PROG}: {error}", file=sys.stderr)
         return False
     shown = printed if args.interpreter_print_dense else map(interpreter_layout, printed)
     output.write("".join(text + "\n" for text in shown).encode())

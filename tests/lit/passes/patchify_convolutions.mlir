@@ -71,3 +71,12 @@ func.func @kept(%x: tensor<1x2x4x4xf32>, %k: tensor<2x2x2x2xf32>, %g: tensor<2x1
   %2 = stablehlo.convolution(%x, %g) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %0, %1, %2 : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>
 }
+func.func @main() {
+  %x = stablehlo.constant dense<1.0> : tensor<1x2x4x4xf32>
+  %k = stablehlo.constant dense<1.0> : tensor<2x2x2x2xf32>
+  %g = stablehlo.constant dense<1.0> : tensor<2x1x2x2xf32>
+  %r:3 = func.call @kept(%x, %k, %g) : (tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>, tensor<2x1x2x2xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>)
+  check.expect_almost_eq_const %r#0, dense<8.0> : tensor<1x2x3x3xf32>
+  check.expect_almost_eq_const %r#2, dense<4.0> : tensor<1x2x2x2xf32>
+  return
+}

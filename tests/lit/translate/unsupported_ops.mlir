@@ -2,10 +2,10 @@
 // interpreter: each error names the op at its location, with the pipeline that decomposes it
 // where there is one.  shlo-check-support{target=interpreter} flags the same ops without
 // running anything.
-// RUN: not shlo-translate --interpret %s 2>&1 | filecheck %s
+// RUN: not shlo-translate --interpret -split-input-file %s 2>&1 | filecheck %s
 // RUN: shlo-opt %s --verify-diagnostics --shlo-check-support=target=interpreter
 
-// expected-error@unknown {{shlo-check-support: 17 unsupported for interpreter: chlo.erf x1, stablehlo.batch_norm_grad x1, stablehlo.batch_norm_inference x1, stablehlo.batch_norm_training x1, stablehlo.broadcast x1, stablehlo.cholesky x1, stablehlo.create_token x1, stablehlo.custom_call x1, stablehlo.dot x1, stablehlo.einsum x1, stablehlo.fft x1, stablehlo.partition_id x1, stablehlo.real_dynamic_slice x1, stablehlo.rng x1, stablehlo.rng_bit_generator x1, stablehlo.torch_index_select x1, stablehlo.unary_einsum x1}}
+// expected-error@unknown {{shlo-check-support: 16 unsupported for interpreter: chlo.erf x1, stablehlo.batch_norm_grad x1, stablehlo.batch_norm_inference x1, stablehlo.batch_norm_training x1, stablehlo.broadcast x1, stablehlo.cholesky x1, stablehlo.create_token x1, stablehlo.custom_call x1, stablehlo.dot x1, stablehlo.einsum x1, stablehlo.partition_id x1, stablehlo.real_dynamic_slice x1, stablehlo.rng x1, stablehlo.rng_bit_generator x1, stablehlo.torch_index_select x1, stablehlo.unary_einsum x1}}
 
 func.func @batch_norm_inference() -> tensor<2x2xf32> {
   %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
@@ -16,6 +16,8 @@ func.func @batch_norm_inference() -> tensor<2x2xf32> {
   return %r : tensor<2x2xf32>
 }
 
+// -----
+
 func.func @batch_norm_training() -> tensor<2x2xf32> {
   %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
   %s = stablehlo.constant dense<1.0> : tensor<2xf32>
@@ -24,6 +26,8 @@ func.func @batch_norm_training() -> tensor<2x2xf32> {
   %r:3 = "stablehlo.batch_norm_training"(%x, %s, %s) {epsilon = 0.001 : f32, feature_index = 1 : i64} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>)
   return %r#0 : tensor<2x2xf32>
 }
+
+// -----
 
 func.func @batch_norm_grad() -> tensor<2x2xf32> {
   %x = stablehlo.constant dense<1.0> : tensor<2x2xf32>
@@ -34,6 +38,8 @@ func.func @batch_norm_grad() -> tensor<2x2xf32> {
   return %r#0 : tensor<2x2xf32>
 }
 
+// -----
+
 func.func @dot() -> tensor<2x2xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2x2xf32>
   // CHECK: unsupported_ops.mlir:[[# @LINE + 2]]:8: error: @dot: the interpreter does not support stablehlo.dot; decompose it first with shlo-opt --pass-pipeline='builtin.module(func.func(stablehlo-legalize-deprecated-ops))'
@@ -41,6 +47,8 @@ func.func @dot() -> tensor<2x2xf32> {
   %r = "stablehlo.dot"(%a, %a) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// -----
 
 func.func @broadcast() -> tensor<3x2xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2xf32>
@@ -50,12 +58,16 @@ func.func @broadcast() -> tensor<3x2xf32> {
   return %r : tensor<3x2xf32>
 }
 
+// -----
+
 func.func @create_token() -> !stablehlo.token {
   // CHECK: unsupported_ops.mlir:[[# @LINE + 2]]:8: error: @create_token: the interpreter does not support stablehlo.create_token; decompose it first with shlo-opt --pass-pipeline='builtin.module(func.func(stablehlo-legalize-deprecated-ops))'
   // expected-error@+1 {{interpreter: the interpreter does not support stablehlo.create_token; decompose it first with shlo-opt --pass-pipeline='builtin.module(func.func(stablehlo-legalize-deprecated-ops))'}}
   %r = stablehlo.create_token : !stablehlo.token
   return %r : !stablehlo.token
 }
+
+// -----
 
 func.func @cholesky() -> tensor<2x2xf32> {
   %a = stablehlo.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
@@ -65,6 +77,8 @@ func.func @cholesky() -> tensor<2x2xf32> {
   return %r : tensor<2x2xf32>
 }
 
+// -----
+
 func.func @einsum() -> tensor<2x2xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2x2xf32>
   // CHECK: unsupported_ops.mlir:[[# @LINE + 2]]:8: error: @einsum: the interpreter does not support stablehlo.einsum
@@ -72,6 +86,8 @@ func.func @einsum() -> tensor<2x2xf32> {
   %r = "stablehlo.einsum"(%a, %a) {einsum_config = "ab,bc->ac"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// -----
 
 func.func @unary_einsum() -> tensor<2xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2x2xf32>
@@ -81,6 +97,8 @@ func.func @unary_einsum() -> tensor<2xf32> {
   return %r : tensor<2xf32>
 }
 
+// -----
+
 func.func @torch_index_select() -> tensor<2x2xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2x2xf32>
   %i = stablehlo.constant dense<[0, 1]> : tensor<2xi32>
@@ -89,6 +107,8 @@ func.func @torch_index_select() -> tensor<2x2xf32> {
   %r = "stablehlo.torch_index_select"(%a, %i) {dim = 0 : i64, batch_dims = 0 : i64} : (tensor<2x2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }
+
+// -----
 
 func.func @rng() -> tensor<4xf32> {
   %a = stablehlo.constant dense<0.0> : tensor<f32>
@@ -100,6 +120,8 @@ func.func @rng() -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 
+// -----
+
 func.func @rng_bit_generator() -> tensor<4xui32> {
   %s = stablehlo.constant dense<1> : tensor<2xui64>
   // CHECK: unsupported_ops.mlir:[[# @LINE + 2]]:12: error: @rng_bit_generator: the interpreter does not support stablehlo.rng_bit_generator
@@ -108,15 +130,7 @@ func.func @rng_bit_generator() -> tensor<4xui32> {
   return %r : tensor<4xui32>
 }
 
-func.func @fft() -> tensor<4xf32> {
-  %a = stablehlo.constant dense<1.0> : tensor<4xf32>
-  %x = stablehlo.complex %a, %a : tensor<4xcomplex<f32>>
-  // CHECK: unsupported_ops.mlir:[[# @LINE + 2]]:8: error: @fft: the interpreter does not support stablehlo.fft (it aborts on its complex values)
-  // expected-error@+1 {{interpreter: the interpreter does not support stablehlo.fft (it aborts on its complex values)}}
-  %c = stablehlo.fft %x, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
-  %r = stablehlo.real %c : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
-  return %r : tensor<4xf32>
-}
+// -----
 
 func.func @real_dynamic_slice() -> tensor<1xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2xf32>
@@ -128,6 +142,8 @@ func.func @real_dynamic_slice() -> tensor<1xf32> {
   return %r : tensor<1xf32>
 }
 
+// -----
+
 func.func @custom_call() -> tensor<2xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2xf32>
   // CHECK: unsupported_ops.mlir:[[# @LINE + 2]]:8: error: @custom_call: the interpreter does not support stablehlo.custom_call
@@ -136,6 +152,8 @@ func.func @custom_call() -> tensor<2xf32> {
   return %r : tensor<2xf32>
 }
 
+// -----
+
 func.func @erf() -> tensor<2xf32> {
   %a = stablehlo.constant dense<1.0> : tensor<2xf32>
   // CHECK: unsupported_ops.mlir:[[# @LINE + 2]]:8: error: @erf: the interpreter does not support chlo.erf; decompose it first with shlo-opt --pass-pipeline='builtin.module(func.func(chlo-legalize-to-stablehlo))'
@@ -143,6 +161,8 @@ func.func @erf() -> tensor<2xf32> {
   %r = chlo.erf %a : tensor<2xf32> -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
+
+// -----
 
 // Collectives and process ids need the process grid of interpreter.run_parallel.
 func.func @partition_id() -> tensor<ui32> {
