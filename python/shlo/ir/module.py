@@ -147,9 +147,12 @@ def diagnosed(parse: Callable[[], Parsed]) -> tuple[Parsed | None, list[Diagnost
     except CheckSyntaxError as error:
         return None, [Diagnostic("error", str(error), UNNAMED, error.line, error.column)]
     except Exception as error:
-        if type(error).__name__ != "MLIRError":
-            raise
-        return None, from_mlir_error(error)
+        if type(error).__name__ == "MLIRError":
+            return None, from_mlir_error(error)
+        if "str_from_cstr_and_size" in str(error):  # MLIR's message was not UTF-8
+            message = "malformed input: MLIR could not read it, and its message is not text"
+            return None, [Diagnostic("error", message, UNNAMED)]
+        raise
 
 
 def report(diagnostics: list[Diagnostic], source: Source) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from shlo.errors import UsageError
+
 TYPE_CHECKING = False  # `typing` costs start-up; `--version` must start like a native tool
 if TYPE_CHECKING:
     import argparse
@@ -47,6 +49,33 @@ _SWITCHES = (
 )
 
 
+# Flags that take a value, with their help text and argparse settings.
+_VALUED = (
+    (
+        ("-o", "--output"),
+        {"default": "-", "help": "output file, written atomically ('-' for stdout)"},
+    ),
+    (
+        ("--pass-pipeline",),
+        {"help": "textual pipeline, e.g. 'builtin.module(inline, canonicalize)'"},
+    ),
+    (("--input-split-marker",), {}),  # set by --split-input-file=MARKER
+    (("--output-split-marker",), {"help": "marker between outputs"}),
+    (
+        ("--mlir-elide-elementsattrs-if-larger",),
+        {"type": int, "metavar": "N", "help": "elide constants with more than N elements"},
+    ),
+)
+_OPTIONS = {
+    "-h",
+    "--help",
+    *(flag for flags, _ in _VALUED for flag in flags),
+    *(flag for flag, _ in _SWITCHES),
+}
+_TRUE, _FALSE = {"true", "1", "on", "yes"}, {"false", "0", "off", "no"}
+_SWITCHES_BY_NAME = {flag for flag, _ in _SWITCHES}
+
+
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
@@ -60,15 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("input", nargs="?", default="-", help="input file, text or bytecode ('-' for stdin)")
-    add("-o", "--output", default="-", help="output file, written atomically ('-' for stdout)")
-    add("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(inline, canonicalize)'")
-    add("--input-split-marker", default=DEFAULT_SPLIT_MARKER, help=argparse.SUPPRESS)
-    add("--output-split-marker", default=DEFAULT_SPLIT_MARKER, help="marker between outputs")
-    add(
-        "--mlir-elide-elementsattrs-if-larger",
-        type=int,
-        metavar="N",
-        help="elide constants with more than N elements",
+    for flags, settings in _VALUED:
+        add(*flags, **{"help": argparse.SUPPRESS, **settings})
+    parser.set_defaults(
+        input_split_marker=DEFAULT_SPLIT_MARKER, output_split_marker=DEFAULT_SPLIT_MARKER
     )
     for flag, text in _SWITCHES:
         add(flag, action="store_true", help=text)
@@ -76,14 +100,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def normalize_argv(argv: Sequence[str]) -> list[str]:
-    """mlir-opt's spellings for argparse: `-flag` as `--flag`; `--split-input-file=MARKER`."""
+    """LLVM's spellings for argparse: `-flag` as `--flag`, `-o=FILE`, `--switch=true|false`,
+    `--split-input-file=MARKER`."""
     normalized = []
     for arg in argv:
         if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
-            arg = "-" + arg
-        flag, has_value, marker = arg.partition("=")
-        if flag == "--split-input-file" and has_value:
-            normalized += [flag, f"--input-split-marker={marker}"]
+            arg = "-o" + arg[2:] if arg.startswith("-o=") else "-" + arg
+        flag, has_value, value = arg.partition("=")
+        if flag == "-o" and has_value:
+            normalized += ["-o", value]
+        elif flag == "--split-input-file" and has_value and value.lower() not in _TRUE | _FALSE:
+            normalized += [flag, f"--input-split-marker={value}"]
+        elif flag in _SWITCHES_BY_NAME and has_value:
+            if value.lower() not in _TRUE | _FALSE:
+                raise UsageError(f"{flag}={value}: expected true or false")
+            normalized += [flag] if value.lower() in _TRUE else []
         else:
             normalized.append(arg)
     return normalized
@@ -101,9 +132,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_reporting(PROG, lambda: _run(args))
 
 
+def _split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Pass flags (`--NAME[=options]`, any flag shlo-opt does not define) apart from the rest:
+    argparse would take an unknown flag whose options hold a space for the input file."""
+    ours, passes = [], []
+    for arg in argv:
+        is_pass = arg.startswith("--") and arg.partition("=")[0] not in _OPTIONS
+        (passes if is_pass else ours).append(arg)
+    return ours, passes
+
+
 def _run(argv: list[str]) -> int:
     parser = build_parser()
-    args, extras = parser.parse_known_args(normalize_argv(argv))
+    ours, passes = _split_pass_flags(normalize_argv(argv))
+    args, extras = parser.parse_known_args(ours)
+    extras += passes
     if args.version:
         from shlo.ir.versions import version_text
 
@@ -114,13 +157,16 @@ def _run(argv: list[str]) -> int:
 
         sys.stdout.write(format_pass_list(all_passes()))
         return 0
-    from shlo.errors import UsageError
     from shlo.ir.check_dialect import has_check_ops
     from shlo.ir.source import read_source, split_source
     from shlo.tools.opt_pipeline import OptPipeline
 
     driver = OptPipeline.from_args(args, extras, PROG)
     source = read_source(args.input)
+    if source.is_bytecode:
+        from shlo.ir.bytecode_guard import check_bytecode
+
+        check_bytecode(source.data, source.name)
     if not source.is_bytecode and has_check_ops(source.text):
         driver.accept_check_ops()
     if args.split_input_file and source.is_bytecode:

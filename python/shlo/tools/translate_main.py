@@ -36,14 +36,20 @@ def _load(source: Source) -> Any:
     """
     from shlo.ir.check_dialect import to_generic
     from shlo.ir.module import ParseError, diagnosed, report
-    from shlo.ir.stablehlo import WORLD, deserialize, ir
+    from shlo.ir.stablehlo import WORLD, deserialize, ir, stablehlo_version
     from shlo.ir.worlds import ContextPolicy
 
     context = WORLD.make_context(ContextPolicy(allow_unregistered_dialects=True))
 
     def parse() -> Any:
         if source.is_bytecode and b"StableHLO" in source.data[:32]:
-            return deserialize(context, source.data)
+            try:
+                return deserialize(context, source.data)
+            except ValueError:  # MLIR printed why on stderr
+                raise TranslateError(
+                    f"{source.name}: failed to deserialize portable artifact "
+                    f"(StableHLO {stablehlo_version()} reads artifacts up to its own version)"
+                ) from None
         if source.is_bytecode:
             return ir.Module.parse(source.data, context)
         return ir.Module.parse(to_generic(source.padded_text()), context)
@@ -199,6 +205,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"Current version: {stablehlo_version()}")
         return 0
     source = read_source(args.input)
+    if source.is_bytecode:
+        from shlo.ir.bytecode_guard import check_bytecode
+
+        check_bytecode(source.data, source.name)
     if args.interpret:
         chunks = split_source(source, "// -----") if args.split_input_file else [source]
         with AtomicOutput(args.output) as out:
