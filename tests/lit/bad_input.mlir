@@ -19,6 +19,12 @@
 // SPELL: func.func @main
 // SWITCH: shlo-opt: --verify-diagnostics=perhaps: expected true or false
 
+// An empty split marker would drop all input; empty pipeline elements are refused too.
+// RUN: not shlo-opt %s --split-input-file= 2>&1 | filecheck %s --check-prefix=MARKER
+// RUN: not shlo-opt %s --pass-pipeline='builtin.module(,,)' 2>&1 | filecheck %s --check-prefix=EMPTY
+// MARKER: shlo-opt: --split-input-file=: the marker is empty (omit '=' for '// -----')
+// EMPTY: shlo-opt: empty pipeline element in ',,'
+
 // A closed pipe (`| head`) ends quietly.
 // RUN: %PYTHON -c "print(''.join(f'func.func private @f{i}()\n' for i in range(50000)))" > %t.big.mlir
 // RUN: shlo-opt %t.big.mlir 2> %t.err | head -c 1 > /dev/null

@@ -15,9 +15,11 @@ class BracketError(ShloError, ValueError):
     """Brackets or quotes that do not balance."""
 
 
-def split_top_level(text: str, separator: str = ",", what: str = "text") -> list[str]:
-    """Split at `separator` outside brackets and quotes; empty pieces are dropped.  `what` the
-    text is names it in the error when brackets do not balance."""
+def split_top_level(
+    text: str, separator: str = ",", what: str = "text", keep_empty: bool = False
+) -> list[str]:
+    """Split at `separator` outside brackets and quotes; empty pieces are dropped unless
+    `keep_empty`.  `what` the text is names it in the error when brackets do not balance."""
     pieces, depth, quote, start = [], [], "", 0
     for i, ch in enumerate(text):
         if quote:
@@ -37,4 +39,4 @@ def split_top_level(text: str, separator: str = ",", what: str = "text") -> list
     if depth or quote:
         raise BracketError(f"unterminated '{quote or depth[-1]}' in {what} '{text}'")
     pieces.append(text[start:])
-    return [piece.strip() for piece in pieces if piece.strip()]
+    return [piece.strip() for piece in pieces if keep_empty or piece.strip()]

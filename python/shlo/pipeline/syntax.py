@@ -55,10 +55,12 @@ def parse_element(text: str) -> Element:
 
 def parse_elements(text: str) -> list[Element]:
     try:
-        pieces = split_top_level(text, what="pipeline")
+        pieces = split_top_level(text, what="pipeline", keep_empty=True)
     except BracketError as error:
         raise PipelineSyntaxError(str(error)) from None
-    return [parse_element(piece) for piece in pieces]
+    if text.strip() and not all(pieces):
+        raise PipelineSyntaxError(f"empty pipeline element in '{text}'")
+    return [parse_element(piece) for piece in pieces if piece]
 
 
 def parse_pipeline(text: str) -> Element:

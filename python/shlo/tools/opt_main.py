@@ -109,6 +109,8 @@ def normalize_argv(argv: Sequence[str]) -> list[str]:
         flag, has_value, value = arg.partition("=")
         if flag == "-o" and has_value:
             normalized += ["-o", value]
+        elif flag == "--split-input-file" and has_value and not value:
+            raise UsageError("--split-input-file=: the marker is empty (omit '=' for '// -----')")
         elif flag == "--split-input-file" and has_value and value.lower() not in _TRUE | _FALSE:
             normalized += [flag, f"--input-split-marker={value}"]
         elif flag in _SWITCHES_BY_NAME and has_value:
