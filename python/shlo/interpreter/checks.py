@@ -224,17 +224,13 @@ def _is_float(array: np.ndarray) -> bool:
     return array.dtype.kind in "fcV"
 
 
-def _as_float64(array: np.ndarray) -> np.ndarray:
-    return array.astype(np.float64)
-
-
 def _parts(array: np.ndarray) -> list[np.ndarray]:
     """Complex values as their real and imaginary parts, others as themselves (floats in f64)."""
     if np.iscomplexobj(array):
         return [array.real.astype(np.float64), array.imag.astype(np.float64)]
     if array.dtype.kind in "biu":
         return [array]
-    return [_as_float64(array)]
+    return [array.astype(np.float64)]
 
 
 def _not_equal(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:

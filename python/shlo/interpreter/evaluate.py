@@ -32,7 +32,7 @@ from shlo.interpreter.checks import (
     evaluate_checks,
     instrument_checks,
 )
-from shlo.interpreter.probes import INDEX, ProbeRecord, read_index
+from shlo.interpreter.probes import INDEX, ProbeRecord, complex_parts, read_index
 from shlo.interpreter.tensor_text import complex_attribute
 from shlo.interpreter.unsupported import unsupported_reason
 from shlo.ir.edit import functions, ops_in, returned_values, set_results
@@ -125,12 +125,7 @@ def _split_complex_results(function: Any) -> list[bool]:
             if not is_complex:
                 parts.append(value)
                 continue
-            tensor = ir.RankedTensorType(value.type)
-            part = ir.RankedTensorType.get(
-                list(tensor.shape), ir.ComplexType(tensor.element_type).element_type
-            )
-            for name in ("stablehlo.real", "stablehlo.imag"):
-                parts.append(ir.Operation.create(name, results=[part], operands=[value]).results[0])
+            parts += complex_parts(value)
     set_results(function, parts)
     return split
 

@@ -20,6 +20,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from shlo.interpreter.tensor_text import split_tensor_type
 from shlo.ir.element_types import DTYPES
 from shlo.ir.stablehlo import ir
 
@@ -58,16 +59,9 @@ def read_index(directory: str | Path) -> list[ProbeRecord]:
         return [ProbeRecord(*row[:3]) for row in csv.reader(stream) if len(row) >= 3]
 
 
-def _shape_and_element(tensor_type: str) -> tuple[list[int], str]:
-    """`tensor<2x3xf32>` -> ([2, 3], 'f32')."""
-    body = tensor_type.strip()[len("tensor<") : -1]
-    *dims, element = body.split("x")
-    return [int(d) for d in dims if d], element
-
-
 def load(record: ProbeRecord) -> np.ndarray:
     """The probed value as numpy, read by the type its index line names."""
-    shape, element = _shape_and_element(record.type)
+    shape, element = split_tensor_type(record.type.strip()[len("tensor<") : -1])
     dtype = _WRITTEN.get(element)
     if dtype is None:
         raise ValueError(f"probe {record.probe_id}: cannot read element type {element}")
@@ -108,11 +102,8 @@ def probe(value: Any, probe_id: str) -> Probed:
     element, shape = tensor.element_type, list(tensor.shape)
     name = str(element)
     if isinstance(element, ir.ComplexType):
-        part = ir.RankedTensorType.get(shape, ir.ComplexType(element).element_type)
-        real = _create("stablehlo.real", part, value)
-        imaginary = _create("stablehlo.imag", part, value)
         ids = (f"{probe_id}.re", f"{probe_id}.im")
-        for part_value, part_id in zip((real, imaginary), ids, strict=True):
+        for part_value, part_id in zip(complex_parts(value), ids, strict=True):
             _probe_op(part_value, part_id)
         return Probed(name, ids)
     if name in SMALL_FLOATS:  # every such value is exact in f32, sign and NaN included
@@ -125,10 +116,17 @@ def probe(value: Any, probe_id: str) -> Probed:
     return Probed(name, (probe_id,))
 
 
+def complex_parts(value: Any) -> tuple[Any, Any]:
+    """`stablehlo.real` and `stablehlo.imag` of a complex tensor, at the insertion point."""
+    tensor = ir.RankedTensorType(value.type)
+    part = ir.RankedTensorType.get(
+        list(tensor.shape), ir.ComplexType(tensor.element_type).element_type
+    )
+    return _create("stablehlo.real", part, value), _create("stablehlo.imag", part, value)
+
+
 def _widen(value: Any, shape: list[int], unsigned: bool) -> Any:
     """A narrow integer tensor converted to 8 bits (values unchanged)."""
-    if ir.IntegerType(ir.RankedTensorType(value.type).element_type).width == 8:
-        return value
     wide = ir.IntegerType.get_unsigned(8) if unsigned else ir.IntegerType.get_signless(8)
     return _create("stablehlo.convert", ir.RankedTensorType.get(shape, wide), value)
 

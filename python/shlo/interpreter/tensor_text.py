@@ -17,10 +17,10 @@ Element = str | tuple[str, str]  # a complex element is its (real, imaginary) pa
 Nested = list["Nested"] | Element
 
 
-def _shape(tensor_type: str) -> list[int]:
-    """`2x3xf32` -> [2, 3]; `f32` -> []."""
+def split_tensor_type(tensor_type: str) -> tuple[list[int], str]:
+    """`2x3xf32` -> ([2, 3], 'f32'); `f32` -> ([], 'f32')."""
     dims = re.match(r"(?:\d+x)*", tensor_type).group(0)
-    return [int(d) for d in dims.split("x")[:-1]]
+    return [int(d) for d in dims.split("x")[:-1]], tensor_type[len(dims) :]
 
 
 def _parse(body: str) -> Nested:
@@ -57,8 +57,7 @@ def complex_attribute(real: str, imaginary: str) -> str:
             raise ValueError(f"not an elements attribute: {text[:80]}")
         parts.append(match.groups())
     (real_body, tensor_type), (imaginary_body, _) = parts
-    shape = _shape(tensor_type)
-    element = tensor_type[tensor_type.rfind("x") + 1 :] if shape else tensor_type
+    shape, element = split_tensor_type(tensor_type)
     complex_type = f"tensor<{tensor_type[: len(tensor_type) - len(element)]}complex<{element}>>"
     splat = [not body.strip().startswith("[") for body in (real_body, imaginary_body)]
     if all(splat):
@@ -105,7 +104,7 @@ def interpreter_layout(attribute: str) -> str:
     if not match:
         return attribute
     body, tensor_type = match.groups()
-    shape = _shape(tensor_type)
+    shape, _ = split_tensor_type(tensor_type)
     if 0 in shape:  # no elements: the rows before the first zero dimension, each empty
         value: Nested = _filled(shape[: shape.index(0)], [])
     elif body.strip().startswith("["):

@@ -9,6 +9,7 @@ normally are left to the caller, which prints them with their locations.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -47,10 +48,9 @@ def _parse_stdin() -> int:
     from shlo.ir.worlds import ContextPolicy
 
     context = make_context(ContextPolicy(allow_unregistered_dialects=True, threading=False))
-    try:
+    # A parse error that MLIR reports is the caller's to print, with its location.
+    with contextlib.suppress(Exception):
         ir.Module.parse(sys.stdin.buffer.read(), context)
-    except Exception:  # a reported parse error: the caller reports it with its location
-        return 0
     return 0
 
 

@@ -13,6 +13,7 @@ through pipelines).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from shlo.errors import ShloError
@@ -42,32 +43,40 @@ def has_check_ops(text: str) -> bool:
     return "check." in text and bool(_CUSTOM_START.search(text) or _GENERIC_NAME.search(text))
 
 
-def statement_end(text: str, start: int) -> int:
-    """Where the custom-syntax op that starts at `start` ends: the first line end outside
-    brackets and strings, unless the text so far ends in `,` or `:` or the next line begins
-    with `:`, `{` or `loc(`."""
-    depth, i, last = 0, start, ""
+def _top_level(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, bracket depth after it) for each character outside strings and `//`
+    comments; a string shows as its closing `"`.  The `>` of `->` is not a bracket."""
+    depth, i = 0, start
     while i < len(text):
         ch = text[i]
         if ch == '"':
             i = _string_end(text, i)
-            last = '"'
+            yield i - 1, '"', depth
             continue
         if text.startswith("//", i):
-            i = text.find("\n", i)
-            i = len(text) if i < 0 else i
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
             continue
-        if ch == "\n" and depth == 0 and last not in (",", ":") and not _continues(text, i):
-            return i
         if ch in _OPEN:
             depth += 1
         elif ch in _CLOSE and not (ch == ">" and text[i - 1] == "-"):
             depth -= 1
-            if depth < 0:  # the enclosing block's `}`: the op ended before it
-                return i
+        yield i, ch, depth
+        i += 1
+
+
+def statement_end(text: str, start: int) -> int:
+    """Where the custom-syntax op that starts at `start` ends: the first line end outside
+    brackets and strings, unless the text so far ends in `,` or `:` or the next line begins
+    with `:`, `{` or `loc(`."""
+    last = ""
+    for i, ch, depth in _top_level(text, start):
+        if depth < 0:  # the enclosing block's `}`: the op ended before it
+            return i
+        if ch == "\n" and depth == 0 and last not in (",", ":") and not _continues(text, i):
+            return i
         if not ch.isspace():
             last = ch
-        i += 1
     return len(text)
 
 
@@ -104,20 +113,7 @@ def _without_comments(text: str) -> str:
 
 def _top_level_colon(text: str) -> int:
     """The index of the first `:` outside brackets and strings, or -1."""
-    depth, i = 0, 0
-    while i < len(text):
-        ch = text[i]
-        if ch == '"':
-            i = _string_end(text, i)
-            continue
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE and not (ch == ">" and text[i - 1] == "-"):
-            depth -= 1
-        elif ch == ":" and depth == 0:
-            return i
-        i += 1
-    return -1
+    return next((i for i, ch, depth in _top_level(text) if ch == ":" and depth == 0), -1)
 
 
 def _trailing(types: str) -> tuple[str, str, str]:
