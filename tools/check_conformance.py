@@ -1,7 +1,8 @@
 """Ratchet on upstream StableHLO's lit suite: fail when shlo passes fewer files than it did.
 
-Runs `../shared/conformance/stablehlo/run_lit.py` (beside the repository, never copied into it)
-with shlo-opt, shlo-translate and filecheck from `.venv`, prints the runner's summary, and
+Runs `../shared/conformance/stablehlo/run_lit.py` (beside the repository, or under
+$SHLO_CONFORMANCE_DIR; never copied into it) with shlo-opt, shlo-translate and filecheck from
+`.venv`, prints the runner's summary, and
 exits 1 when the pass rate falls below the floor in `tools/conformance_floor.json` or when any
 file is vacuous (passes even with its expectations broken).  Without the suite it says so and
 exits 0.  Raise the floor when the rate goes up.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -22,7 +24,8 @@ FLOOR = ROOT / "tools" / "conformance_floor.json"
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", type=Path, default=ROOT.parent / "shared" / "conformance")
+    default = os.environ.get("SHLO_CONFORMANCE_DIR") or ROOT.parent / "shared" / "conformance"
+    parser.add_argument("--suite", type=Path, default=default)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     runner = args.suite / "stablehlo" / "run_lit.py"
