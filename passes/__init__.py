@@ -8,6 +8,7 @@ from shlo.passes import (
     narrow_sort_indices,
     op_stats,
     patchify_convolutions,
+    scalars_to_stablehlo,
     strip_data,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "narrow_sort_indices",
     "op_stats",
     "patchify_convolutions",
+    "scalars_to_stablehlo",
     "strip_data",
 ]

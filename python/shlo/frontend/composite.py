@@ -339,15 +339,10 @@ def has_composites(program: torch.export.ExportedProgram) -> bool:
 
 
 def import_with_composites(
-    program: torch.export.ExportedProgram,
-    decompositions: dict,
-    output_type: str,
-    function: str,
-    hooks: Any = None,
+    program: torch.export.ExportedProgram, output_type: str, function: str, hooks: Any = None
 ) -> Any:
-    """torch-mlir's import of `program` with its marked regions as `stablehlo.composite`s
-    (other output types get the regions inlined)."""
-    program = program.run_decompositions(decompositions)
+    """torch-mlir's import of `program` (decomposed already) with its marked regions as
+    `stablehlo.composite`s (other output types get the regions inlined)."""
     outline_composites(program)
     context = ir.Context()
     register_torch_dialect(context)

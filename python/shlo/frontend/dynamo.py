@@ -9,6 +9,12 @@ whichever of local-sync and local-task runs the graph faster on its example inpu
 says why; with False the error is raised, and `cache` (default True): compiled graphs are kept
 in memory and on disk (shlo.backend.cache), so another process skips iree-compile.  Dynamo's guards
 decide when a graph is recompiled (a new input shape gets its own compile).
+
+Under `torch.no_grad()` (or for a graph no gradient flows through) a graph compiles for
+inference, its weights bound as constants.  Otherwise, as eager would, it keeps gradients:
+AOTAutograd splits it into a forward and a backward graph and shlo compiles both, weights as
+inputs, so `loss.backward()` and optimizer steps work; that costs a weight copy per call, so
+wrap inference in `torch.no_grad()`.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from functorch.compile import make_boxed_func
+from torch._dynamo.backends.common import aot_autograd
+from torch._subclasses.fake_tensor import unset_fake_temporarily
 
 from shlo.errors import ShloError
 from shlo.runtime.compile_torch import compile_torch
@@ -43,11 +52,31 @@ class _Frozen(torch.nn.Module):
         for k, i in enumerate(self.slots):
             self.register_buffer(f"weight{k}", inputs[i].detach())
 
+        returned = graph.graph.output_node().args[0]
+        # AOTAutograd's backward graphs return None for inputs without a gradient; torch-mlir
+        # cannot return None, so those are left out here and put back by `with_nones`.
+        self.nones = (
+            [i for i, value in enumerate(returned) if value is None]
+            if isinstance(returned, (tuple, list))
+            else []
+        )
+
     def forward(self, *rest: Any) -> Any:
         args = list(rest)
         for k, i in enumerate(self.slots):
             args.insert(i, getattr(self, f"weight{k}"))
-        return self.graph(*args)
+        outputs = self.graph(*args)
+        if self.nones:
+            return tuple(value for value in outputs if value is not None)
+        return outputs
+
+    def with_nones(self, outputs: Any) -> Any:
+        """The graph's outputs from the compiled module's, the None ones put back."""
+        if not self.nones:
+            return outputs
+        given = iter(outputs)
+        count = len(outputs) + len(self.nones)
+        return tuple(None if i in self.nones else next(given) for i in range(count))
 
     def others(self, args: tuple) -> tuple:
         """The arguments that are not lifted parameters (those were bound at compile time)."""
@@ -68,9 +97,9 @@ def _compile_or_fallback(
             device=options.get("device"),
             use_cache=options.get("cache", True),
         )
-        if not frozen.slots:
+        if not frozen.slots and not frozen.nones:
             return compiled
-        return lambda *args: compiled(*frozen.others(args))
+        return lambda *args: frozen.with_nones(compiled(*frozen.others(args)))
     except ShloError as error:
         if not options.get("fallback", True):
             raise
@@ -97,6 +126,40 @@ def shlo_backend(
     dimensions, and a shape-specialized module is what runs fastest anyway.
     """
     options = dict(options or {})
+    if torch.is_grad_enabled() and any(_needs_grad(x) for x in example_inputs):
+        return _training(graph, example_inputs, options)
+    return _inference(graph, example_inputs, options)
+
+
+def _needs_grad(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.requires_grad
+
+
+def _training(
+    graph: torch.fx.GraphModule, example_inputs: list[Any], options: dict[str, Any]
+) -> Callable[..., Any]:
+    """A graph that gradients flow through: AOTAutograd splits it into a forward and a
+    backward graph, and shlo compiles each (the weights are inputs, since training updates
+    them)."""
+
+    def compile_part(part: torch.fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
+        with unset_fake_temporarily():  # AOTAutograd compiles under its fake tensor mode
+            return make_boxed_func(_inference(part, [_real(x) for x in inputs], options))
+
+    backend = aot_autograd(fw_compiler=compile_part, bw_compiler=compile_part)
+    return backend(graph, example_inputs)
+
+
+def _real(value: Any) -> Any:
+    """A real tensor like AOTAutograd's fake example `value`, for shlo to trace with."""
+    if isinstance(value, torch.Tensor):
+        return torch.zeros(value.shape, dtype=value.dtype)
+    return value
+
+
+def _inference(
+    graph: torch.fx.GraphModule, example_inputs: list[Any], options: dict[str, Any]
+) -> Callable[..., Any]:
     if not any(isinstance(x, torch.SymInt) for x in example_inputs):
         return _compile_or_fallback(graph, tuple(example_inputs), options)
     compiled: dict[tuple, Callable[..., Any]] = {}

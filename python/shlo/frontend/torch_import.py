@@ -8,14 +8,22 @@ offending ops and where they are, not a wall of traceback.
 from __future__ import annotations
 
 import functools
+import io
 import re
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager, redirect_stderr
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
+from torch.export.graph_signature import (
+    ExportGraphSignature,
+    InputKind,
+    InputSpec,
+    OutputKind,
+    OutputSpec,
+)
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
@@ -27,10 +35,19 @@ from shlo.frontend.fx_importer import (
     export_and_import,
     get_decomposition_table,
 )
+from shlo.frontend.numbers import (
+    NumbersAsTensors,
+    as_arrays,
+    as_tensors,
+    check_fixed,
+    fixed_values,
+    number_dtypes,
+)
 from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.edit import ops_in
-from shlo.ir.module import IRModule
+from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.stablehlo import WORLD, ir
+from shlo.passes.scalars_to_stablehlo import rewrite_scalars
 
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
 _ILLEGAL_OP = re.compile(
@@ -45,7 +62,12 @@ class FrontendError(ShloError, RuntimeError):
 
 @dataclass
 class Imported:
-    """A model as an IR module, with the specs to call the module like the model."""
+    """A model as an IR module, with what it takes to call the module like the model.
+
+    @main takes `live_state` (buffers the model updates, passed at every call) and then the
+    model's input leaves; it returns the new values of the arguments at `mutations` (indices
+    into that argument list, written back after each call, as eager updates them in place)
+    and then the model's outputs."""
 
     module: IRModule
     in_spec: Any
@@ -53,14 +75,24 @@ class Imported:
     function: str = "main"
     # With weights="external": the state (by reference) that @main takes first, in order.
     weights: dict[str, torch.Tensor] | None = None
+    # Input leaf index -> dtype of the Python number there, passed as a 0-d array.
+    numbers: dict[int, Any] = field(default_factory=dict)
+    # Input leaf index -> the value the graph was traced with (it is a constant in the IR).
+    fixed: dict[int, Any] = field(default_factory=dict)
+    live_state: dict[str, torch.Tensor] = field(default_factory=dict)
+    mutations: tuple[int, ...] = ()
 
     @functools.cached_property
     def positional_count(self) -> int | None:
-        """How many tensors the model takes, when it takes only tensors and positionally."""
+        """How many tensors the model takes, when it takes only tensors, positionally, and
+        its calls need no conversion or write-back."""
+        if self.numbers or self.fixed or self.live_state or self.mutations:
+            return None
         count = self.in_spec.num_leaves
         return count if self.in_spec == _positional_tensors(count) else None
 
     def flatten_inputs(self, args: tuple, kwargs: dict | None = None) -> list[Any]:
+        """@main's arguments for a call of the model with `args` and `kwargs`."""
         if (
             not kwargs
             and len(args) == self.positional_count
@@ -73,9 +105,16 @@ class Imported:
                 f"inputs do not match the structure the model was imported "
                 f"with: expected {self.in_spec}, got {spec}"
             )
-        return leaves
+        if (refused := check_fixed((tuple(args), kwargs or {}), leaves, self.fixed)) is not None:
+            raise FrontendError(refused)
+        return [*self.live_state.values(), *as_arrays(leaves, self.numbers)]
 
-    def unflatten_outputs(self, outputs: list[Any]) -> Any:
+    def unflatten_outputs(self, outputs: list[Any], arguments: list[Any] = ()) -> Any:
+        """The model's outputs from @main's results, after writing the updated state back
+        into `arguments` (what `flatten_inputs` returned)."""
+        for index, value in zip(self.mutations, outputs, strict=False):
+            arguments[index].copy_(torch.as_tensor(value))
+        outputs = outputs[len(self.mutations) :]
         if self.out_spec.is_leaf():
             return outputs[0]
         return pytree.tree_unflatten(outputs, self.out_spec)
@@ -122,20 +161,6 @@ def export(
             ) from None
 
 
-class ParametersAsInputs(torch.nn.Module):
-    """The model called with its state as leading arguments (torch_xla's calling convention,
-    and how weights stay out of the IR)."""
-
-    def __init__(self, model: torch.nn.Module, names: list[str], in_spec: Any) -> None:
-        super().__init__()
-        self.model, self.names, self.in_spec = model, names, in_spec
-
-    def forward(self, *flat: Any) -> Any:
-        state = dict(zip(self.names, flat[: len(self.names)], strict=True))
-        args, kwargs = pytree.tree_unflatten(list(flat[len(self.names) :]), self.in_spec)
-        return torch.func.functional_call(self.model, state, args, kwargs)
-
-
 def import_model(
     model: torch.nn.Module,
     args: tuple,
@@ -148,6 +173,10 @@ def import_model(
 ) -> Imported:
     """Export `model` on example inputs and import it as `output_type` IR.
 
+    Python numbers among the inputs stay inputs (see `shlo.frontend.numbers`).  Buffers the
+    model updates as it runs (batch norm's running statistics in training mode) become
+    arguments of @main whose new values it returns, written back after each call.
+
     `weights="external"`: the weights never enter the IR; @main takes them first (their names
     and tensors are in `Imported.weights`) and the backend binds them to an IREE parameter
     archive (`compile_module(..., parameters=...)`)."""
@@ -155,66 +184,149 @@ def import_model(
         raise FrontendError(f"output type '{output_type}' is not one of {OUTPUT_TYPES}")
     if weights not in ("inline", "external"):
         raise FrontendError(f"weights must be 'inline' or 'external', not '{weights}'")
-    if weights == "external":
-        return _import_without_weights(model, args, kwargs, dynamic_shapes, output_type, function)
-    program = export(model, args, kwargs, dynamic_shapes)
+    leaves, in_spec = pytree.tree_flatten((tuple(args), kwargs or {}))
+    how = _How(dynamic_shapes, output_type, function, weights == "external")
+    imported = _import_numbers(model, leaves, in_spec, how)
+    if weights == "inline":
+        return imported
+    state = {name: tensor.detach() for name, tensor in imported.live_state.items()}
+    updated = [name for i, name in enumerate(state) if i in imported.mutations]
+    if updated:
+        raise FrontendError(
+            f"the model updates {', '.join(updated)} as it runs (a module in training mode?), "
+            "and weights kept in a parameter archive cannot change: call model.eval() first, "
+            "or keep the weights inline"
+        )
+    return replace(imported, weights=state, live_state={})
+
+
+@dataclass(frozen=True)
+class _How:
+    """The import options that every stage of `import_model` passes on unchanged.
+    `all_state`: every parameter and buffer becomes an argument of @main, not only those
+    the model updates."""
+
+    dynamic_shapes: Any
+    output_type: str
+    function: str
+    all_state: bool
+
+
+def _import_numbers(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how: _How) -> Imported:
+    """`model` imported with the Python numbers among `leaves` as runtime inputs, or fixed
+    when they cannot be (they decide a shape or a branch)."""
+    numbers = number_dtypes(leaves)
+    fixed = fixed_values(leaves)
+    if numbers:
+        others = {i: value for i, value in fixed.items() if i not in numbers}
+        wrapped = NumbersAsTensors(model, frozenset(numbers), in_spec)
+        try:
+            with redirect_stderr(io.StringIO()):  # torch prints the partial graph of a failure
+                imported = _import_program(wrapped, as_tensors(leaves, numbers), in_spec, how)
+        except FrontendError:
+            pass
+        else:
+            text = imported.module.text(
+                PrintOptions(elide_elements_above=1, elide_resources_above=1)
+            )
+            dynamic = how.dynamic_shapes is None and "tensor<?" in text
+            if not dynamic:  # a number that sets a shape is better fixed than dynamic
+                return replace(imported, numbers=numbers, fixed=others)
+    return replace(_import_program(model, leaves, in_spec, how), fixed=fixed)
+
+
+def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how: _How) -> Imported:
+    """torch.export and torch-mlir's import of `model`."""
+    args, kwargs = pytree.tree_unflatten(leaves, in_spec)
+    program = export(model, args, kwargs, how.dynamic_shapes)
     failure = None
+    decompositions = {**get_decomposition_table(), **DECOMPOSITIONS}
     with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
         try:
-            decompositions = {**get_decomposition_table(), **DECOMPOSITIONS}
+            program = program.run_decompositions(decompositions)
+            state = _state_as_inputs(program, model, how.all_state)
             if has_composites(program):
                 module = import_with_composites(
-                    program, decompositions, output_type, function, WeightsWithoutCopies()
+                    program, how.output_type, how.function, WeightsWithoutCopies()
                 )
             else:
                 module = export_and_import(
                     program,
-                    output_type=output_type,
-                    func_name=function,
-                    decomposition_table=decompositions,
+                    output_type=how.output_type,
+                    func_name=how.function,
+                    decomposition_table={},
                     hooks=WeightsWithoutCopies(),
                 )
         except Exception as error:  # the importer raises plain Python errors on unsupported graphs
             failure = error
     if failure is not None:
-        unknown = _unknown_ops(program, decompositions) if "torch.operator" in printed[0] else set()
+        unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
         raise FrontendError(_lowering_failure(printed[0], failure, unknown))
     signature = program.module_call_graph[0].signature
     operation = module.operation
+    if how.output_type == "stablehlo":
+        rewrite_scalars(operation)
     return Imported(
         IRModule(WORLD, operation.context, operation),
         signature.in_spec,
         signature.out_spec,
-        function,
+        how.function,
+        live_state=state,
+        mutations=_mutated_inputs(program.graph_signature),
     )
 
 
-def _import_without_weights(
-    model: torch.nn.Module,
-    args: tuple,
-    kwargs: dict | None,
-    dynamic_shapes: Any,
-    output_type: str,
-    function: str,
-) -> Imported:
-    state = {key: value.detach() for key, value in model.state_dict().items()}
-    leaves, in_spec = pytree.tree_flatten((tuple(args), kwargs or {}))
-    shapes = None
-    if dynamic_shapes is not None:
-        given = pytree.tree_leaves(dynamic_shapes, is_leaf=lambda x: x is None)
-        shapes = (*([None] * len(state)), *given)
-    lifted = ParametersAsInputs(model, list(state), in_spec)
-    imported = import_model(
-        lifted,
-        (*state.values(), *leaves),
-        dynamic_shapes=shapes,
-        output_type=output_type,
-        function=function,
+def _state_as_inputs(
+    program: torch.export.ExportedProgram, model: torch.nn.Module, all_state: bool
+) -> dict[str, torch.Tensor]:
+    """Turn the buffers `program` updates (with `all_state`, every parameter and buffer) into
+    inputs of the program, which torch-mlir's importer then keeps as arguments instead of
+    freezing them as constants; returns them by name, in argument order."""
+    signature = program.graph_signature
+    kinds = (InputKind.PARAMETER, InputKind.BUFFER) if all_state else ()
+    lifted = {
+        spec.target for spec in signature.output_specs if spec.kind == OutputKind.BUFFER_MUTATION
+    } | {spec.target for spec in signature.input_specs if spec.kind in kinds}
+    if not lifted:
+        return {}
+    argument = {spec.target: spec.arg for spec in signature.input_specs if spec.target in lifted}
+    inputs = [
+        InputSpec(InputKind.USER_INPUT, spec.arg, None) if spec.target in lifted else spec
+        for spec in signature.input_specs
+    ]
+    outputs = [
+        OutputSpec(OutputKind.USER_INPUT_MUTATION, spec.arg, argument[spec.target].name)
+        if spec.kind == OutputKind.BUFFER_MUTATION
+        else spec
+        for spec in signature.output_specs
+    ]
+    # torch.export has no public way to change which inputs are state.
+    program._graph_signature = ExportGraphSignature(inputs, outputs)
+    prefix = NumbersAsTensors.PREFIX if isinstance(model, NumbersAsTensors) else ""
+    return {
+        target.removeprefix(prefix): _state_tensor(model, target)
+        for target in (spec.target for spec in signature.input_specs if spec.target in lifted)
+    }
+
+
+def _state_tensor(model: torch.nn.Module, target: str) -> torch.Tensor:
+    """The model's own parameter or buffer (not a copy), so updates written to it are seen."""
+    try:
+        return model.get_parameter(target)
+    except AttributeError:
+        return model.get_buffer(target)
+
+
+def _mutated_inputs(signature: Any) -> tuple[int, ...]:
+    """The user input (by leaf index) each leading in-place-update output is for."""
+    user_inputs = [
+        spec.arg.name for spec in signature.input_specs if spec.kind == InputKind.USER_INPUT
+    ]
+    return tuple(
+        user_inputs.index(spec.target)
+        for spec in signature.output_specs
+        if spec.kind == OutputKind.USER_INPUT_MUTATION
     )
-    out_spec = pytree.tree_structure(
-        pytree.tree_unflatten(list(range(imported.out_spec.num_leaves)), imported.out_spec)
-    )
-    return Imported(imported.module, in_spec, out_spec, function, weights=state)
 
 
 class WeightsWithoutCopies(FxImporterHooks):
@@ -255,11 +367,11 @@ _ZERO_COPY_DTYPES = {
 }  # fmt: skip
 
 
-def _unknown_ops(program: torch.export.ExportedProgram, decompositions: dict) -> set:
+def _unknown_ops(program: torch.export.ExportedProgram) -> set:
     """(ATen op, site) for every op torch-mlir does not know: its lowering stops at the first,
     but the unlowered import holds them all, as `torch.operator`s."""
     try:
-        raw = export_and_import(program, output_type="raw", decomposition_table=decompositions)
+        raw = export_and_import(program, output_type="raw", decomposition_table={})
     except Exception:  # noqa: BLE001 (this only adds detail to an error being reported)
         return set()
     return {

@@ -40,11 +40,11 @@ class CompiledModel:
             # torch.compile's graphs and most models: CPU tensors in, positionally.
             outputs = self._invoke([arg.detach().numpy() for arg in args])
             return self.imported.unflatten_outputs([torch.from_numpy(o) for o in outputs])
-        leaves = self.imported.flatten_inputs(args, kwargs)
-        outputs = self.loaded(self.imported.function, *[to_numpy(leaf) for leaf in leaves])
-        if any(isinstance(leaf, torch.Tensor) for leaf in leaves):
+        arguments = self.imported.flatten_inputs(args, kwargs)
+        outputs = self.loaded(self.imported.function, *[to_numpy(a) for a in arguments])
+        if any(isinstance(a, torch.Tensor) for a in (*arguments, *args, *kwargs.values())):
             outputs = [to_torch(o) for o in outputs]
-        return self.imported.unflatten_outputs(outputs)
+        return self.imported.unflatten_outputs(outputs, arguments)
 
 
 def _plain_tensor(value: Any) -> bool:

@@ -37,7 +37,10 @@ def on_faster_host_device(
     parameters: str | Path | None = None,
     timer: Timer = time_call,
 ) -> CompiledModel:
-    """`compiled`, or the same module on the other host device when that runs it faster."""
+    """`compiled`, or the same module on the other host device when that runs it faster.
+    A model that updates state as it runs is not timed: each timed call would update it."""
+    if compiled.imported.mutations:
+        return compiled
     with torch.no_grad():
         on_pool = compiled.loaded.device_name == "local-task"
         if on_pool and timer(compiled, lambda: compiled(*args, **kwargs), 1) > POOL_WINS_MS:

@@ -237,6 +237,8 @@ def view_to_numpy(view: Any, device: Any) -> np.ndarray:
     dtype = ireert.HalElementType.map_to_dtype(view.element_type)
     shape = tuple(view.shape)
     source = view.get_buffer()
+    if 0 in shape:  # nothing to copy, and Vulkan refuses to import an empty host allocation
+        return np.empty(shape, dtype)
     if source.memory_type() & _HOST_VISIBLE == _HOST_VISIBLE and source.allowed_usage() & _MAPPABLE:
         return np.array(view.map().asarray(shape, dtype))
     size = source.byte_length()

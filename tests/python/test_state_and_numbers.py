@@ -1,0 +1,171 @@
+"""Calls whose answer depends on more than the tensors: Python numbers the model takes, buffers
+it updates in training mode, inputs it updates in place, and gradients through torch.compile.
+Each compiled call is compared with eager on the same inputs, call after call."""
+
+from __future__ import annotations
+
+import copy
+import re
+import warnings
+
+import pytest
+import torch
+from torch.testing import assert_close
+
+from shlo.api import FrontendError, compile_torch, import_model
+from shlo.frontend.dynamo import ShloFallbackWarning
+
+
+class Scale(torch.nn.Module):
+    def forward(self, x: torch.Tensor, scale: float, shift: int) -> torch.Tensor:
+        return x * scale + shift
+
+
+class Prefix(torch.nn.Module):
+    def forward(self, x: torch.Tensor, n: int) -> torch.Tensor:
+        return x[:n] * 2
+
+
+class Branch(torch.nn.Module):
+    def forward(self, x: torch.Tensor, s: float) -> torch.Tensor:
+        return x * 2 if s > 0 else x - 1
+
+
+def test_python_numbers_are_runtime_inputs() -> None:
+    x = torch.randn(5)
+    compiled = compile_torch(Scale(), (x, 0.5, 3))
+    for scale, shift in ((0.5, 3), (2.0, -7), (-1.25, 0)):
+        assert_close(compiled(x, scale, shift), Scale()(x, scale, shift), rtol=1e-6, atol=1e-6)
+
+
+def test_python_numbers_import_as_stablehlo_tensors() -> None:
+    text = import_model(Scale(), (torch.ones(3), 0.5, 3)).module.text()
+    assert "%arg1: tensor<f32>, %arg2: tensor<i64>" in text
+    assert "tensor.extract" not in text and "arith." not in text
+
+
+def test_a_float64_model_takes_its_numbers_as_float64() -> None:
+    x = torch.randn(4, dtype=torch.float64)
+    compiled = compile_torch(Scale(), (x, 0.1, 1))
+    assert "%arg1: tensor<f64>" in compiled.imported.module.text()
+    got = compiled(x, 1 / 3, 2)
+    assert got.dtype == torch.float64
+    assert_close(got, Scale()(x, 1 / 3, 2), rtol=1e-15, atol=1e-15)  # not rounded to f32
+
+
+@pytest.mark.parametrize(
+    ("model", "example", "other", "name"),
+    [(Prefix(), 3, 4, "args[1]"), (Branch(), 0.5, -1.0, "args[1]")],
+)
+def test_a_number_that_sets_a_shape_or_branch_is_fixed_and_guarded(
+    model: torch.nn.Module, example: float, other: float, name: str
+) -> None:
+    x = torch.arange(6.0)
+    compiled = compile_torch(model, (x, example))
+    assert_close(compiled(x, example), model(x, example))
+    with pytest.raises(
+        FrontendError, match=rf"argument {re.escape(name)} was {example}.*got {other}"
+    ):
+        compiled(x, other)
+
+
+def test_a_fixed_keyword_number_is_named() -> None:
+    class Keyword(torch.nn.Module):
+        def forward(self, x: torch.Tensor, *, n: int) -> torch.Tensor:
+            return x[:n]
+
+    compiled = compile_torch(Keyword(), (torch.arange(6.0),), {"n": 2})
+    with pytest.raises(FrontendError, match="argument n was 2"):
+        compiled(torch.arange(6.0), n=5)
+
+
+def _batch_norm_model() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.BatchNorm1d(8))
+
+
+def test_training_mode_returns_the_output_and_updates_buffers_as_eager() -> None:
+    model, eager = _batch_norm_model(), _batch_norm_model()
+    x = torch.randn(4, 8)
+    compiled = compile_torch(model, (x,))
+    for step in range(3):
+        got, want = compiled(x + step), eager(x + step)
+        assert got.shape == want.shape == (4, 8)
+        assert_close(got, want, rtol=1e-5, atol=1e-5)
+        for name, buffer in eager[1].named_buffers():
+            assert_close(getattr(model[1], name), buffer, rtol=1e-5, atol=1e-6)
+    assert int(model[1].num_batches_tracked) == 3
+
+
+def test_training_mode_with_a_parameter_archive_is_refused(tmp_path) -> None:
+    with pytest.raises(FrontendError, match=r"updates 1\.running_mean.*model\.eval\(\)"):
+        compile_torch(_batch_norm_model(), (torch.randn(4, 8),), parameters=tmp_path / "w.irpa")
+
+
+def test_an_input_updated_in_place_is_updated_as_in_eager() -> None:
+    class Doubles(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            x.mul_(2)
+            return x + 1
+
+    compiled = compile_torch(Doubles(), (torch.ones(3),))
+    mine, theirs = torch.arange(3.0), torch.arange(3.0)
+    assert_close(compiled(mine), Doubles()(theirs))
+    assert torch.equal(mine, theirs)
+
+
+def test_torch_compile_in_training_mode_matches_eager() -> None:
+    model, eager = _batch_norm_model(), _batch_norm_model()
+    compiled = torch.compile(model, backend="shlo")
+    x = torch.randn(4, 8)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("error", ShloFallbackWarning)
+        for step in range(2):
+            assert_close(compiled(x + step), eager(x + step), rtol=1e-5, atol=1e-5)
+    assert_close(model[1].running_var, eager[1].running_var, rtol=1e-5, atol=1e-6)
+
+
+def test_training_loop_through_torch_compile_matches_eager() -> None:
+    torch.manual_seed(1)
+    eager = torch.nn.Sequential(
+        torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.BatchNorm1d(16), torch.nn.Linear(16, 2)
+    )
+    model = copy.deepcopy(eager)
+    compiled = torch.compile(model, backend="shlo")
+    x, target = torch.randn(4, 8), torch.randn(4, 2)
+    optimizers = [torch.optim.SGD(m.parameters(), lr=0.1) for m in (model, eager)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ShloFallbackWarning)  # forward and backward compile
+        for step in range(3):
+            losses = []
+            for run, optimizer in zip((compiled, eager), optimizers, strict=True):
+                optimizer.zero_grad()
+                loss = ((run(x + step) - target) ** 2).mean()
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+            assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+    for mine, theirs in zip(model.parameters(), eager.parameters(), strict=True):
+        assert_close(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_numbers_and_training_mode_together() -> None:
+    class Scaled(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.norm = torch.nn.BatchNorm1d(4)
+
+        def forward(self, x: torch.Tensor, scale: float) -> torch.Tensor:
+            return self.norm(x) * scale
+
+    model, eager = Scaled(), Scaled()
+    x = torch.randn(3, 4)
+    compiled = compile_torch(model, (x, 2.0))
+    assert compiled.imported.numbers and list(compiled.imported.live_state) == [
+        "norm.running_mean",
+        "norm.running_var",
+        "norm.num_batches_tracked",
+    ]
+    for scale in (2.0, -0.5):
+        assert_close(compiled(x, scale), eager(x, scale), rtol=1e-5, atol=1e-5)
+    assert_close(model.norm.running_mean, eager.norm.running_mean)
