@@ -36,7 +36,9 @@ class PrintOptions:
     debug_info: bool = False
     local_scope: bool = False
     elide_elements_above: int | None = None
+    elide_resources_above: int | None = None  # bytes of a resource blob
     bytecode: bool = False
+    bytecode_version: int | None = None
 
 
 @dataclass
@@ -67,7 +69,7 @@ class IRModule:
     def write(self, stream: BinaryIO, options: PrintOptions) -> None:
         """Print as mlir-opt prints its output: the module, then a newline (or bytecode)."""
         if options.bytecode:
-            self.operation.write_bytecode(stream)
+            self.operation.write_bytecode(stream, desired_version=options.bytecode_version)
             return
         # get_asm gathers the text natively; print(file=) makes a Python call per fragment.
         text = self.operation.get_asm(
@@ -76,6 +78,7 @@ class IRModule:
             enable_debug_info=options.debug_info,
             use_local_scope=options.local_scope,
             large_elements_limit=options.elide_elements_above,
+            large_resource_limit=options.elide_resources_above,
             assume_verified=True,
         )
         if b'"shlo.check.' in text:  # the check dialect's stand-ins, in its own names

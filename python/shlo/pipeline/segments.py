@@ -7,12 +7,19 @@ bytecode between segments.  `shlo.pipeline.planner` makes the segments.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from shlo.errors import ShloError
-from shlo.ir.diagnostics import Diagnostic, DiagnosticSink, from_mlir_error, parse_printed
+from shlo.ir.diagnostics import (
+    Diagnostic,
+    DiagnosticSink,
+    capture_native_stderr,
+    from_mlir_error,
+    parse_printed,
+)
 from shlo.ir.module import IRModule, PrintOptions, from_bytecode
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
 from shlo.pipeline.python_registry import python_passes
@@ -62,6 +69,10 @@ class RunOptions:
     timing: bool = False
     statistics: bool = False
     printing: PrintOptions = PrintOptions()
+    print_before: tuple[str, ...] = ()  # pass arguments: print the IR before these passes
+    print_after: tuple[str, ...] = ()
+    tree_dir: str | None = None
+    verify_each: bool = True
 
     def native_flags(self, policy: ContextPolicy) -> list[str]:
         flags = {
@@ -77,7 +88,24 @@ class RunOptions:
             "--mlir-disable-threading": not policy.threading,
             "--allow-unregistered-dialect": policy.allow_unregistered_dialects,
         }
-        return [flag for flag, wanted in flags.items() if wanted]
+        valued = {
+            "--mlir-print-ir-before": ",".join(self.print_before),
+            "--mlir-print-ir-after": ",".join(self.print_after),
+            "--mlir-print-ir-tree-dir": self.tree_dir,
+            "--mlir-elide-resource-strings-if-larger": self.printing.elide_resources_above,
+            "--verify-each": "false" if not self.verify_each else None,
+        }
+        return [flag for flag, wanted in flags.items() if wanted] + [
+            f"{flag}={value}" for flag, value in valued.items() if value not in (None, "")
+        ]
+
+    @property
+    def selective_printing(self) -> bool:
+        """Printing around named passes only, which the bindings cannot select: everything
+        is printed and the dumps of other passes are dropped."""
+        return bool(self.print_before or self.print_after) and not (
+            self.print_before_all or self.print_after_all
+        )
 
 
 @dataclass
@@ -135,26 +163,60 @@ def _run_in_world(
             manager.add(str(element))
     _instrument(manager, options)
     try:
-        manager.run(module.operation)
+        if options.selective_printing and options.tree_dir is None:
+            with capture_native_stderr() as printed:
+                manager.run(module.operation)
+        else:
+            manager.run(module.operation)
     except world.ir.MLIRError as error:
         raise PipelineFailed(segment, from_mlir_error(error)) from None
     finally:
+        if options.selective_printing and options.tree_dir is None:
+            sys.stderr.write(selected_dumps("".join(printed), options))
         del manager  # the timing report prints when the pass manager goes away
     return module
 
 
+# "IR Dump After CSEPass: cse //" (this MLIR) or "IR Dump After CSE (cse) //" (older ones)
+_DUMP = re.compile(
+    r"^// -----// IR Dump (Before|After) (?:[^:\n]*: ([\w.-]+)|.*?\(([\w.-]+)\))", re.MULTILINE
+)
+
+
+def selected_dumps(printed: str, options: RunOptions) -> str:
+    """The IR dumps in `printed` that `--mlir-print-ir-before/after=PASS` ask for."""
+    starts = [match.start() for match in _DUMP.finditer(printed)]
+    if not starts:
+        return printed
+    kept = [printed[: starts[0]]]
+    for start, end in zip(starts, [*starts[1:], len(printed)], strict=True):
+        when, argument, older = _DUMP.match(printed, start).groups()
+        argument = argument or older
+        wanted = options.print_before if when == "Before" else options.print_after
+        if argument in wanted:
+            kept.append(printed[start:end])
+    return "".join(kept)
+
+
 def _instrument(manager: Any, options: RunOptions) -> None:
     """mlir-opt's semantics: after-failure alone prints failures; after-change needs after-all."""
-    if any((options.print_before_all, options.print_after_all, options.print_after_failure)):
+    before = options.print_before_all or bool(options.print_before)
+    after = options.print_after_all or bool(options.print_after)
+    if any((before, after, options.print_after_failure)):
         manager.enable_ir_printing(
-            print_before_all=options.print_before_all,
-            print_after_all=options.print_after_all or options.print_after_failure,
+            print_before_all=before,
+            print_after_all=after or options.print_after_failure,
             print_module_scope=options.print_module_scope,
             print_after_change=options.print_after_change,
             print_after_failure=options.print_after_failure,
+            large_elements_limit=options.printing.elide_elements_above,
+            large_resource_limit=options.printing.elide_resources_above,
             enable_debug_info=options.printing.debug_info,
             print_generic_op_form=options.printing.generic,
+            tree_printing_dir_path=options.tree_dir,
         )
+    if not options.verify_each:
+        manager.enable_verifier(False)
     if options.timing:
         manager.enable_timing()
     if options.statistics:

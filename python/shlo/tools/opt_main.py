@@ -43,6 +43,9 @@ _SWITCHES = (
     ("--mlir-timing", "print pass timing"),
     ("--mlir-pass-statistics", "print pass statistics"),
     ("--mlir-disable-threading", "run on one thread"),
+    ("--verify-each", "verify the IR after every pass (on by default; =false to skip)"),
+    ("--no-implicit-module", "take the input's single top-level builtin.module as it is"),
+    ("--run-reproducer", "run the pipeline a reproducer file records (mlir_reproducer)"),
     ("--dump-pass-pipeline", "print the pipeline as segments and where each runs"),
     ("--list-passes", "print every pass, where it comes from and its options"),
     ("--version", "print the versions of shlo and the wheels it drives"),
@@ -65,12 +68,38 @@ _VALUED = (
         ("--mlir-elide-elementsattrs-if-larger",),
         {"type": int, "metavar": "N", "help": "elide constants with more than N elements"},
     ),
+    (
+        ("--mlir-elide-resource-strings-if-larger",),
+        {"type": int, "metavar": "N", "help": "elide resource blobs longer than N characters"},
+    ),
+    (
+        ("--emit-bytecode-version",),
+        {"type": int, "metavar": "N", "help": "with --emit-bytecode: write bytecode version N"},
+    ),
+    (
+        ("--mlir-print-ir-before",),
+        {"action": "append", "default": [], "metavar": "PASS", "help": "print the IR before PASS"},
+    ),
+    (
+        ("--mlir-print-ir-after",),
+        {"action": "append", "default": [], "metavar": "PASS", "help": "print the IR after PASS"},
+    ),
+    (
+        ("--mlir-print-ir-tree-dir",),
+        {"metavar": "DIR", "help": "print the IR dumps as a file tree under DIR"},
+    ),
+    (
+        ("--mlir-pass-pipeline-crash-reproducer",),
+        {"metavar": "FILE", "help": "where a failing pipeline's reproducer goes"},
+    ),
 )
+_ON_BY_DEFAULT = {"--verify-each"}
 _OPTIONS = {
     "-h",
     "--help",
     *(flag for flags, _ in _VALUED for flag in flags),
     *(flag for flag, _ in _SWITCHES),
+    *("--no-" + flag[2:] for flag in _ON_BY_DEFAULT),
 }
 _TRUE, _FALSE = {"true", "1", "on", "yes"}, {"false", "0", "off", "no"}
 _SWITCHES_BY_NAME = {flag for flag, _ in _SWITCHES}
@@ -95,7 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
         input_split_marker=DEFAULT_SPLIT_MARKER, output_split_marker=DEFAULT_SPLIT_MARKER
     )
     for flag, text in _SWITCHES:
-        add(flag, action="store_true", help=text)
+        if flag in _ON_BY_DEFAULT:
+            add(flag, action=argparse.BooleanOptionalAction, default=True, help=text)
+        else:
+            add(flag, action="store_true", help=text)
     return parser
 
 
@@ -116,7 +148,8 @@ def normalize_argv(argv: Sequence[str]) -> list[str]:
         elif flag in _SWITCHES_BY_NAME and has_value:
             if value.lower() not in _TRUE | _FALSE:
                 raise UsageError(f"{flag}={value}: expected true or false")
-            normalized += [flag] if value.lower() in _TRUE else []
+            on = value.lower() in _TRUE
+            normalized += [flag] if on else ["--no-" + flag[2:]] if flag in _ON_BY_DEFAULT else []
         else:
             normalized.append(arg)
     return normalized
@@ -163,8 +196,17 @@ def _run(argv: list[str]) -> int:
     from shlo.ir.source import read_source, split_source
     from shlo.tools.opt_pipeline import OptPipeline
 
+    source = None
+    if args.run_reproducer:  # the pipeline is in the input
+        from shlo.pipeline.repro import read_reproducer
+
+        source = read_source(args.input)
+        if source.is_bytecode:
+            raise UsageError("--run-reproducer needs a text reproducer; this is MLIR bytecode")
+        args.pass_pipeline, no_threads = read_reproducer(source.text, source.name)
+        args.mlir_disable_threading |= no_threads
     driver = OptPipeline.from_args(args, extras, PROG)
-    source = read_source(args.input)
+    source = source or read_source(args.input)
     if source.is_bytecode:
         from shlo.ir.bytecode_guard import check_bytecode
 

@@ -21,6 +21,8 @@ from shlo.pipeline.planner import UnknownPass, plan
 from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
 
+_REPRODUCER_RESOURCE = "ignoring unknown external resources for 'mlir_reproducer'"
+
 
 @dataclass
 class OptPipeline:
@@ -31,6 +33,7 @@ class OptPipeline:
     segments: list[Segment]
     run_options: RunOptions
     verify_diagnostics: bool
+    crash_reproducer: str | None = None  # where a failure's reproducer goes (else a temp file)
     unused_contexts: Contexts | None = None  # the planner's, still fresh: the first buffer's
 
     @classmethod
@@ -47,7 +50,9 @@ class OptPipeline:
             debug_info=args.mlir_print_debuginfo,
             local_scope=args.mlir_print_local_scope,
             elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
+            elide_resources_above=args.mlir_elide_resource_strings_if_larger,
             bytecode=args.emit_bytecode,
+            bytecode_version=args.emit_bytecode_version,
         )
         run_options = RunOptions(
             print_before_all=args.mlir_print_ir_before_all,
@@ -58,6 +63,10 @@ class OptPipeline:
             timing=args.mlir_timing,
             statistics=args.mlir_pass_statistics,
             printing=printing,
+            print_before=_pass_list(args.mlir_print_ir_before),
+            print_after=_pass_list(args.mlir_print_ir_after),
+            tree_dir=args.mlir_print_ir_tree_dir,
+            verify_each=args.verify_each,
         )
         contexts = Contexts(policy)
         try:
@@ -67,7 +76,15 @@ class OptPipeline:
             raise
         if args.dump_pass_pipeline:
             sys.stderr.write("".join(f"[{s.source}] {s}\n" for s in segments))
-        return cls(prog, policy, segments, run_options, args.verify_diagnostics, contexts)
+        return cls(
+            prog,
+            policy,
+            segments,
+            run_options,
+            args.verify_diagnostics,
+            args.mlir_pass_pipeline_crash_reproducer,
+            contexts,
+        )
 
     def accept_check_ops(self) -> None:
         """Take the `check` dialect's ops, which no binding registers, as unregistered ops, as
@@ -95,7 +112,9 @@ class OptPipeline:
                 except PipelineFailed as failed:
                     module, failure, diagnostics = None, failed, failed.diagnostics
             diagnostics = [
-                d.renamed(UNNAMED, chunk.name) for d in contexts.sink.diagnostics + diagnostics
+                d.renamed(UNNAMED, chunk.name)
+                for d in contexts.sink.diagnostics + diagnostics
+                if d.message != _REPRODUCER_RESOURCE  # shlo-opt reads that resource itself
             ]
         finally:
             contexts.close()
@@ -139,7 +158,8 @@ class OptPipeline:
             flags = (
                 ["--allow-unregistered-dialect"] if self.policy.allow_unregistered_dialects else []
             )
-            path, command = write_repro(module, str(failure.segment), flags)
+            flags += [] if self.policy.threading else ["--mlir-disable-threading"]
+            path, command = write_repro(module, str(failure.segment), flags, self.crash_reproducer)
         finally:
             contexts.close()
         sys.stderr.write(
@@ -167,3 +187,8 @@ def _plan_from_args(
     except UnknownPass as error:
         listing = f" (see '{prog} --list-passes')"
         raise UsageError(error.describe(as_flag=not pipeline) + listing) from None
+
+
+def _pass_list(values: list[str]) -> tuple[str, ...]:
+    """LLVM's comma-separated list flag, given once or several times."""
+    return tuple(name.strip() for value in values for name in value.split(",") if name.strip())

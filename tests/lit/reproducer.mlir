@@ -1,0 +1,32 @@
+// Reproducers in MLIR's own format, --run-reproducer, --verify-each and bytecode versions.
+
+// A failing pipeline's reproducer goes where --mlir-pass-pipeline-crash-reproducer says, and
+// --run-reproducer reruns the pipeline it records (so does a plain --pass-pipeline).
+// RUN: not shlo-opt %s --canonicalize --shlo-verify-flat --mlir-pass-pipeline-crash-reproducer=%t.repro.mlir 2>&1 | filecheck %s --check-prefix=FAIL
+// RUN: filecheck %s --check-prefix=REPRO < %t.repro.mlir
+// RUN: not shlo-opt --run-reproducer %t.repro.mlir 2>&1 | filecheck %s --check-prefix=AGAIN
+// FAIL: error: not flat: expected one public function, found 2
+// FAIL: shlo-opt: pipeline segment [stablehlo] failed; reproducer: {{.*}}.repro.mlir
+// REPRO: func.func @f
+// REPRO: mlir_reproducer: {
+// REPRO-NEXT: pipeline: "builtin.module(canonicalize, shlo-verify-flat)",
+// AGAIN: error: not flat: expected one public function, found 2
+
+// A file that is not a reproducer says so.
+// RUN: not shlo-opt --run-reproducer %s 2>&1 | filecheck %s --check-prefix=NOT-REPRO
+// NOT-REPRO: shlo-opt: {{.*}}reproducer.mlir: no mlir_reproducer pipeline in this file (--run-reproducer)
+
+// --verify-each is on by default, and takes LLVM's =false.
+// RUN: shlo-opt %s --canonicalize --verify-each=false | filecheck %s --check-prefix=OUT
+// RUN: shlo-opt %s --canonicalize --verify-each | filecheck %s --check-prefix=OUT
+// OUT: func.func @g
+
+// Bytecode at a chosen version reads back.
+// RUN: shlo-opt %s --emit-bytecode --emit-bytecode-version=1 | shlo-opt | filecheck %s --check-prefix=OUT
+
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
+func.func @g(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}
