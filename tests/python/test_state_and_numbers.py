@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import re
 import warnings
+from typing import Any
 
 import pytest
 import torch
@@ -169,3 +170,25 @@ def test_numbers_and_training_mode_together() -> None:
     for scale in (2.0, -0.5):
         assert_close(compiled(x, scale), eager(x, scale), rtol=1e-5, atol=1e-5)
     assert_close(model.norm.running_mean, eager.norm.running_mean)
+
+
+@pytest.mark.parametrize(
+    "remainder",
+    [
+        lambda x, y: torch.remainder(x, -2.5),
+        lambda x, y: torch.remainder(x, y),
+        lambda x, y: x % 3,
+        lambda x, y: torch.remainder(x.int(), -5),
+        lambda x, y: torch.remainder(x.int(), 2.5),
+    ],
+)
+def test_remainder_takes_the_divisors_sign(remainder: Any) -> None:
+    class Remainder(torch.nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return remainder(x, y)
+
+    torch.manual_seed(2)
+    x, y = torch.randn(4, 5) * 10, torch.randn(4, 5) * 3
+    got, want = compile_torch(Remainder(), (x, y))(x, y), Remainder()(x, y)
+    assert got.dtype == want.dtype
+    assert_close(got, want, rtol=1e-6, atol=1e-5)

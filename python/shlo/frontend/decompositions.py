@@ -3,6 +3,11 @@
 `nn.TransformerEncoderLayer` in eval mode under `no_grad` takes a fused fast path,
 `aten._transformer_encoder_layer_fwd`, which torch-mlir has no lowering for; it is rewritten
 here as the layer computes it (attention, residuals, layer norms, feed-forward).
+
+`torch.remainder` takes the divisor's sign (Python's %); torch-mlir lowers it to
+`stablehlo.remainder`, which takes the dividend's (C's fmod), so a negative operand gave wrong
+numbers without a word.  It is rewritten as ATen computes it: fmod, then the divisor added
+where the signs differ.
 """
 
 from __future__ import annotations
@@ -81,6 +86,21 @@ def transformer_encoder_layer_fwd(
     return norm2(x + feed_forward(x))
 
 
+def remainder(dividend: Any, divisor: Any) -> torch.Tensor:
+    """Python's remainder (the divisor's sign), as ATen's CPU kernel computes it."""
+    if isinstance(divisor, torch.Tensor):
+        fmod = torch.fmod(dividend, divisor)
+        wrong_sign = (fmod != 0) & ((fmod < 0) != (divisor < 0))
+        return torch.where(wrong_sign, fmod + divisor, fmod)
+    # torch-mlir lowers fmod by a tensor, not by a number
+    dividend = dividend.to(torch.result_type(dividend, divisor))
+    fmod = torch.fmod(dividend, torch.full_like(dividend, divisor))
+    wrong_sign = fmod > 0 if divisor < 0 else fmod < 0
+    return torch.where(wrong_sign, aten.add.Scalar(fmod, divisor), fmod)
+
+
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
+    aten.remainder.Scalar: remainder,
+    aten.remainder.Tensor: remainder,
 }
