@@ -8,7 +8,7 @@
 // CHECK-LABEL: func.func @f
 // CHECK-NEXT:    %[[C:.+]] = stablehlo.constant dense<2.000000e+00> : tensor<f32>
 // CHECK-NEXT:    return %[[C]]
-// DEPRECATED: [stablehlo] builtin.module(func.func(stablehlo-legalize-deprecated-ops))
+// DEPRECATED: [stablehlo] builtin.module(func.func(stablehlo-legalize-deprecated-ops{fail-on-unused=true}))
 // DEPRECATED: stablehlo.broadcast_in_dim
 func.func @f() -> tensor<f32> {
   %0 = stablehlo.constant dense<1.0> : tensor<f32>

@@ -4,7 +4,7 @@
 // RUN: filecheck %s --check-prefix=SEGMENTS < %t.err
 // RUN: filecheck %s --check-prefix=STATS < %t.err
 
-// SEGMENTS:      [stablehlo] builtin.module(inline, symbol-dce)
+// SEGMENTS:      [stablehlo] builtin.module(inline{default-pipeline=canonicalize {{.*}}}, symbol-dce)
 // SEGMENTS-NEXT: [iree] builtin.module(func.func(iree-stablehlo-preprocessing-unfuse-batch-norm))
 // SEGMENTS-NEXT: [stablehlo] builtin.module(shlo-op-stats)
 // SEGMENTS-NEXT: [torch-mlir-opt] builtin.module(func.func(stablehlo-aggressive-simplification))

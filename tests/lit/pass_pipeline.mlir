@@ -21,3 +21,9 @@ func.func @twice(%x: tensor<2xf32>) -> tensor<2xf32> {
 // SYNTAX: shlo-opt: unterminated ')' in pipeline 'builtin.module(cse'
 // MIXED: shlo-opt: '--pass-pipeline' cannot be used with individual pass flags (--canonicalize)
 // NESTED-PY: shlo-opt: Python passes run on the top-level module only: 'func.func(shlo-op-stats)' nests one
+
+// The dumped pipeline spells out every option value, so it pastes back as --pass-pipeline.
+// RUN: shlo-opt %s --canonicalize --dump-pass-pipeline 2>&1 >/dev/null | filecheck %s --check-prefix=VALUES
+// RUN: shlo-opt %s --pass-pipeline='builtin.module(canonicalize{cse-between-iterations=false    max-iterations=10 max-num-rewrites=-1 region-simplify=normal test-convergence=false top-down=true})' | filecheck %s --check-prefix=PASTED
+// VALUES: [stablehlo] builtin.module(canonicalize{{[{]}}{{.*}}max-iterations=10 {{.*}}top-down=true})
+// PASTED: func.func

@@ -18,6 +18,7 @@ from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_sou
 from shlo.ir.source import Source
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, get_world
 from shlo.pipeline.planner import UnknownPass, plan
+from shlo.pipeline.python_registry import python_passes
 from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
 
@@ -75,7 +76,9 @@ class OptPipeline:
             contexts.close()
             raise
         if args.dump_pass_pipeline:
-            sys.stderr.write("".join(f"[{s.source}] {s}\n" for s in segments))
+            sys.stderr.write(
+                "".join(f"[{s.source}] {_spelled_out(s, contexts)}\n" for s in segments)
+            )
         return cls(
             prog,
             policy,
@@ -192,3 +195,21 @@ def _plan_from_args(
 def _pass_list(values: list[str]) -> tuple[str, ...]:
     """LLVM's comma-separated list flag, given once or several times."""
     return tuple(name.strip() for value in values for name in value.split(",") if name.strip())
+
+
+def _spelled_out(segment: Segment, contexts: Contexts) -> str:
+    """The segment with every option value of its in-process passes, as MLIR prints a pass
+    manager, so the text pastes back as --pass-pipeline."""
+    if segment.source not in WORLD_NAMES:
+        return str(segment)
+    world = get_world(segment.source)
+    python = python_passes(plugins=False)
+    elements = []
+    for element in segment.elements:
+        if element.nested is None and element.name in python:
+            elements.append(str(element))
+            continue
+        text = f"{segment.anchor}({element})"
+        manager = world.passmanager.PassManager.parse(text, contexts.get(world))
+        elements.append(str(manager)[len(segment.anchor) + 1 : -1])
+    return f"{segment.anchor}({', '.join(elements)})"

@@ -8,7 +8,7 @@
 
 // The Python pass pipeline `shlo-flatten` (passes/flatten.py); the plain upstream flatten
 // pipeline is tested in tests/lit/upstream_flatten_pipeline.mlir.
-// EXPANDED: [stablehlo] builtin.module(func.func(stablehlo-legalize-composite-to-call), inline, symbol-dce, canonicalize, shlo-verify-flat{profile=iree})
+// EXPANDED: [stablehlo] builtin.module(func.func(stablehlo-legalize-composite-to-call{}), inline{default-pipeline=canonicalize {{.*}}}, symbol-dce, canonicalize{cse-between-iterations=false {{.*}}}, shlo-verify-flat{profile=iree})
 // PROFILE: shlo-opt: shlo-flatten: profile must be one of default, luminal, iree
 // KEEPALONE: shlo-opt: shlo-flatten: keep names composites to spare from decompose; add decompose=true
 // Recursion cannot be inlined: every problem is named, then the summary; then the next chunk.
