@@ -1,11 +1,12 @@
-"""Ratchet on upstream StableHLO's lit suite: fail when shlo passes fewer files than it did.
+"""Ratchets on the two external suites: fail when shlo passes fewer tests than it did.
 
-Runs `../shared/conformance/stablehlo/run_lit.py` (beside the repository, or under
-$SHLO_CONFORMANCE_DIR; never copied into it) with shlo-opt, shlo-translate and filecheck from
-`.venv`, prints the runner's summary, and
-exits 1 when the pass rate falls below the floor in `tools/conformance_floor.json` or when any
-file is vacuous (passes even with its expectations broken).  Without the suite it says so and
-exits 0.  Raise the floor when the rate goes up.
+`stablehlo`: upstream StableHLO's lit suite (`run_lit.py`) with shlo-opt, shlo-translate and
+filecheck from `.venv`; any vacuous file (one that passes with its expectations broken) fails
+too.  `torch-e2e`: a fixed slice of torch-mlir's e2e suite (`run_e2e.py`, every SLICE-th test
+in the runner's own order) through `shlo.api:compile_torch`.  The suites live beside the
+repository (`../shared/conformance/`) or under $SHLO_CONFORMANCE_DIR, never inside it; without
+them this says so and exits 0.  Each prints the runner's summary and exits 1 when its pass rate
+falls below the floor in `tools/conformance_floor.json`.  Raise the floor when the rate goes up.
 """
 
 from __future__ import annotations
@@ -16,69 +17,84 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = ROOT / "tools" / "conformance_floor.json"
+TOOLS = ROOT / ".venv" / "bin"
+SLICE = 6  # the e2e slice: every 6th test, about 270 of 1,600 (under 10 minutes on 2 cores)
+
+
+def _stablehlo(suite: Path, jobs: int, report: Path) -> list[str] | None:
+    runner = suite / "stablehlo" / "run_lit.py"
+    if not runner.exists():
+        return None
+    tools = {"--opt": "shlo-opt", "--translate": "shlo-translate", "--filecheck": "filecheck"}
+    command = [sys.executable, str(runner), "--tests-dir", str(suite / "stablehlo")]
+    for flag, tool in tools.items():
+        command += [flag, str(TOOLS / tool)]
+    return [*command, "--jobs", str(jobs), "--json", str(report)]
+
+
+def _torch_e2e(suite: Path, jobs: int, report: Path) -> list[str] | None:
+    runner = suite / "torch_e2e" / "run_e2e.py"
+    if not runner.exists():
+        return None
+    python = str(TOOLS / "python")
+    command = [python, str(runner), "--suite", str(suite / "torch_e2e" / "suite")]
+    command += ["--backend", "shlo.api:compile_torch"]
+    names = subprocess.run([*command, "--list"], capture_output=True, text=True, check=True)
+    chosen = names.stdout.split()[::SLICE]
+    pattern = f"^({'|'.join(chosen)})$"
+    return [*command, "--filter", pattern, "--jobs", str(jobs), "--json", str(report), "-q"]
+
+
+SUITES = {"stablehlo": _stablehlo, "torch-e2e": _torch_e2e}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("suite_name", choices=SUITES, help="which suite's ratchet to run")
     default = os.environ.get("SHLO_CONFORMANCE_DIR") or ROOT.parent / "shared" / "conformance"
-    parser.add_argument("--suite", type=Path, default=default)
+    parser.add_argument("--suite", type=Path, default=default, help="the conformance folder")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    runner = args.suite / "stablehlo" / "run_lit.py"
-    if not runner.exists():
-        print(f"conformance: {runner} not found; skipped")
-        return 0
-    floor = json.loads(FLOOR.read_text())["stablehlo_pass_rate"]
-    tools = ROOT / ".venv" / "bin"
+    name = args.suite_name
     with tempfile.TemporaryDirectory(prefix="shlo-conformance-") as scratch:
-        report = Path(scratch) / "lit.json"
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(runner),
-                "--tests-dir",
-                str(args.suite / "stablehlo"),
-                "--opt",
-                str(tools / "shlo-opt"),
-                "--translate",
-                str(tools / "shlo-translate"),
-                "--filecheck",
-                str(tools / "filecheck"),
-                "--jobs",
-                str(args.jobs),
-                "--json",
-                str(report),
-            ],
-            capture_output=True,
-            text=True,
-        )
+        report = Path(scratch) / "report.json"
+        command = SUITES[name](args.suite, args.jobs, report)
+        if command is None:
+            print(f"{name}: no suite under {args.suite}; skipped")
+            return 0
+        done = subprocess.run(command, capture_output=True, text=True)
         if not report.exists():
             print(done.stdout[-2000:] + done.stderr[-2000:])
-            print("conformance: the runner wrote no report")
+            print(f"{name}: the runner wrote no report")
             return 1
         tests = json.loads(report.read_text())["tests"]
-    counts: dict[str, int] = {}
-    for test in tests:
-        counts[test["status"]] = counts.get(test["status"], 0) + 1
-    supported = len(tests) - counts.get("unsupported", 0)
-    rate = counts.get("pass", 0) / supported if supported else 0.0
+    return _judge(name, tests, json.loads(FLOOR.read_text())[name])
+
+
+def _judge(name: str, tests: list[dict], floor: float) -> int:
+    """Print the summary; 1 when the rate is below `floor` or a file is vacuous."""
+    counts = Counter(test["status"] for test in tests)
+    counted = len(tests) - counts["unsupported"] - counts["skipped"]
+    rate = counts["pass"] / counted if counted else 0.0
     summary = ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
-    print(f"conformance: {len(tests)} files: {summary} => {rate:.1%} (floor {floor:.1%})")
-    failing = [t["rel"] for t in tests if t["status"] not in ("pass", "unsupported")]
+    print(f"{name}: {len(tests)} tests: {summary} => {rate:.1%} (floor {floor:.1%})")
+    label = "rel" if name == "stablehlo" else "name"
     problems = []
-    if counts.get("vacuous", 0):
-        vacuous = [t["rel"] for t in tests if t["status"] == "vacuous"]
+    if counts["vacuous"]:
+        vacuous = [t[label] for t in tests if t["status"] == "vacuous"]
         problems.append(f"vacuous files (a check that cannot fail): {', '.join(vacuous)}")
     if rate < floor:
         problems.append(f"pass rate {rate:.1%} is below the floor {floor:.1%}")
     if problems:
-        print("conformance: not passing: " + ", ".join(failing))
+        failing = [t[label] for t in tests if t["status"] not in ("pass", "unsupported")]
+        print(f"{name}: not passing: " + ", ".join(failing))
         for problem in problems:
-            print(f"conformance: FAILED: {problem}")
+            print(f"{name}: FAILED: {problem}")
         return 1
     return 0
 
