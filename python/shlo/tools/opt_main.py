@@ -44,7 +44,6 @@ _SWITCHES = (
     ("--mlir-pass-statistics", "print pass statistics"),
     ("--mlir-disable-threading", "run on one thread"),
     ("--verify-each", "verify the IR after every pass (on by default; =false to skip)"),
-    ("--no-implicit-module", "take the input's single top-level builtin.module as it is"),
     ("--run-reproducer", "run the pipeline a reproducer file records (mlir_reproducer)"),
     ("--dump-pass-pipeline", "print the pipeline as segments and where each runs"),
     ("--list-passes", "print every pass, where it comes from and its options"),
