@@ -19,8 +19,9 @@ from shlo.ir.output import AtomicOutput
 
 # Constants above this many elements are elided: the reproducer stays small and still parses.
 ELIDE_ABOVE = 16
-_PIPELINE = re.compile(r'mlir_reproducer\s*:\s*\{[^}]*?pipeline\s*:\s*("(?:[^"\\]|\\.)*")', re.S)
-_THREADING_OFF = re.compile(r"mlir_reproducer\s*:\s*\{[^}]*?disable_threading\s*:\s*true", re.S)
+_IN_REPRODUCER = r"mlir_reproducer\s*:\s*\{[^}]*?"  # an entry of the mlir_reproducer resource
+_PIPELINE = re.compile(_IN_REPRODUCER + r'pipeline\s*:\s*("(?:[^"\\]|\\.)*")', re.S)
+_THREADING_OFF = re.compile(_IN_REPRODUCER + r"disable_threading\s*:\s*true", re.S)
 
 
 def write_repro(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,10 +103,10 @@ class RunOptions:
     @property
     def selective_printing(self) -> bool:
         """Printing around named passes only, which the bindings cannot select: everything
-        is printed and the dumps of other passes are dropped."""
-        return bool(self.print_before or self.print_after) and not (
-            self.print_before_all or self.print_after_all
-        )
+        is printed to stderr and the dumps of other passes are dropped (a tree directory gets
+        them all)."""
+        named = bool(self.print_before or self.print_after)
+        return named and not (self.print_before_all or self.print_after_all or self.tree_dir)
 
 
 @dataclass
@@ -162,16 +163,14 @@ def _run_in_world(
         else:
             manager.add(str(element))
     _instrument(manager, options)
+    capture = capture_native_stderr() if options.selective_printing else nullcontext([])
     try:
-        if options.selective_printing and options.tree_dir is None:
-            with capture_native_stderr() as printed:
-                manager.run(module.operation)
-        else:
+        with capture as printed:
             manager.run(module.operation)
     except world.ir.MLIRError as error:
         raise PipelineFailed(segment, from_mlir_error(error)) from None
     finally:
-        if options.selective_printing and options.tree_dir is None:
+        if options.selective_printing:
             sys.stderr.write(selected_dumps("".join(printed), options))
         del manager  # the timing report prints when the pass manager goes away
     return module
