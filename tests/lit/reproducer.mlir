@@ -21,8 +21,14 @@
 // RUN: shlo-opt %s --canonicalize --verify-each | filecheck %s --check-prefix=OUT
 // OUT: func.func @g
 
-// Bytecode at a chosen version reads back.
+// Bytecode at a chosen version reads back; a version MLIR cannot write is one clear line, and
+// the output file is left as it was.
 // RUN: shlo-opt %s --emit-bytecode --emit-bytecode-version=1 | shlo-opt | filecheck %s --check-prefix=OUT
+// RUN: echo kept > %t.bc && not shlo-opt %s --emit-bytecode --emit-bytecode-version=999 -o %t.bc 2>&1 | filecheck %s --check-prefix=VERSION
+// RUN: filecheck %s --check-prefix=KEPT < %t.bc
+// VERSION: shlo-opt: cannot write MLIR bytecode: Unable to honor desired bytecode version 999
+// VERSION-NOT: internal error
+// KEPT: kept
 
 func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
   return %a : tensor<2xf32>

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeVar
 
-from shlo.errors import ShloError
+from shlo.errors import ShloError, UsageError
 from shlo.ir.check_dialect import CheckSyntaxError, generic_names, to_custom
 from shlo.ir.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir.source import Source, wrap_in_module
@@ -69,7 +69,10 @@ class IRModule:
     def write(self, stream: BinaryIO, options: PrintOptions) -> None:
         """Print as mlir-opt prints its output: the module, then a newline (or bytecode)."""
         if options.bytecode:
-            self.operation.write_bytecode(stream, desired_version=options.bytecode_version)
+            try:
+                self.operation.write_bytecode(stream, desired_version=options.bytecode_version)
+            except ValueError as error:  # "Unable to honor desired bytecode version N"
+                raise UsageError(f"cannot write MLIR bytecode: {error}") from None
             return
         # get_asm gathers the text natively; print(file=) makes a Python call per fragment.
         text = self.operation.get_asm(
