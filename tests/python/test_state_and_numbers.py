@@ -192,3 +192,19 @@ def test_remainder_takes_the_divisors_sign(remainder: Any) -> None:
     got, want = compile_torch(Remainder(), (x, y))(x, y), Remainder()(x, y)
     assert got.dtype == want.dtype
     assert_close(got, want, rtol=1e-6, atol=1e-5)
+
+
+def test_training_through_torch_compile_after_a_batch_size_change() -> None:
+    # A new batch size makes dynamo's graph shape-polymorphic: shlo compiles each shape.
+    torch.manual_seed(3)
+    eager = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.BatchNorm1d(16))
+    model = copy.deepcopy(eager)
+    compiled = torch.compile(model, backend="shlo")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ShloFallbackWarning)
+        for batch in (4, 5, 6, 5):
+            x = torch.randn(batch, 8)
+            for run, owner in ((compiled, model), (eager, eager)):
+                owner.zero_grad()
+                run(x).square().mean().backward()
+            assert_close(model[0].weight.grad, eager[0].weight.grad, rtol=1e-5, atol=1e-6)

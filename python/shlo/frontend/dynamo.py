@@ -126,9 +126,35 @@ def shlo_backend(
     dimensions, and a shape-specialized module is what runs fastest anyway.
     """
     options = dict(options or {})
-    if torch.is_grad_enabled() and any(_needs_grad(x) for x in example_inputs):
-        return _training(graph, example_inputs, options)
-    return _inference(graph, example_inputs, options)
+    needs_grad = torch.is_grad_enabled() and any(_needs_grad(x) for x in example_inputs)
+    return _per_concrete_shape(
+        _training if needs_grad else _compile_or_fallback, graph, example_inputs, options
+    )
+
+
+# (graph, example inputs with concrete shapes, options) -> the graph's compiled callable
+GraphCompiler = Callable[[torch.fx.GraphModule, tuple, dict[str, Any]], Callable[..., Any]]
+
+
+def _per_concrete_shape(
+    compile_graph: GraphCompiler,
+    graph: torch.fx.GraphModule,
+    example_inputs: list[Any],
+    options: dict[str, Any],
+) -> Callable[..., Any]:
+    """`compile_graph` on the example inputs, or, for a graph dynamo made shape-polymorphic,
+    on each concrete shape it is called with."""
+    if not any(isinstance(x, torch.SymInt) for x in example_inputs):
+        return compile_graph(graph, tuple(example_inputs), options)
+    compiled: dict[tuple, Callable[..., Any]] = {}
+
+    def run(*args: Any) -> Any:
+        key = _shape_key(args)
+        if key not in compiled:
+            compiled[key] = compile_graph(graph, args, options)
+        return compiled[key](*args)
+
+    return run
 
 
 def _needs_grad(value: Any) -> bool:
@@ -136,7 +162,7 @@ def _needs_grad(value: Any) -> bool:
 
 
 def _training(
-    graph: torch.fx.GraphModule, example_inputs: list[Any], options: dict[str, Any]
+    graph: torch.fx.GraphModule, example_inputs: tuple, options: dict[str, Any]
 ) -> Callable[..., Any]:
     """A graph that gradients flow through: AOTAutograd splits it into a forward and a
     backward graph, and shlo compiles each (the weights are inputs, since training updates
@@ -144,10 +170,11 @@ def _training(
 
     def compile_part(part: torch.fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
         with unset_fake_temporarily():  # AOTAutograd compiles under its fake tensor mode
-            return make_boxed_func(_inference(part, [_real(x) for x in inputs], options))
+            real = tuple(_real(x) for x in inputs)
+            return make_boxed_func(_compile_or_fallback(part, real, options))
 
     backend = aot_autograd(fw_compiler=compile_part, bw_compiler=compile_part)
-    return backend(graph, example_inputs)
+    return backend(graph, list(example_inputs))
 
 
 def _real(value: Any) -> Any:
@@ -155,19 +182,3 @@ def _real(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         return torch.zeros(value.shape, dtype=value.dtype)
     return value
-
-
-def _inference(
-    graph: torch.fx.GraphModule, example_inputs: list[Any], options: dict[str, Any]
-) -> Callable[..., Any]:
-    if not any(isinstance(x, torch.SymInt) for x in example_inputs):
-        return _compile_or_fallback(graph, tuple(example_inputs), options)
-    compiled: dict[tuple, Callable[..., Any]] = {}
-
-    def run(*args: Any) -> Any:
-        key = _shape_key(args)
-        if key not in compiled:
-            compiled[key] = _compile_or_fallback(graph, args, options)
-        return compiled[key](*args)
-
-    return run
