@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from conftest import NESTED
@@ -35,3 +38,25 @@ def test_bytecode_output_parses_back(nested_file) -> None:
     module = parse_source(world, context, read_source(str(nested_file)))
     again = parse_source(world, context, Source("x", module.to_bytecode()))
     assert again.text() == module.text()
+
+
+@pytest.mark.parametrize("world_name", ["stablehlo", "iree"])
+def test_numpy_loads_only_when_an_attribute_builder_needs_it(world_name: str) -> None:
+    """The world loads without numpy; the bindings' list-to-ElementsAttr builder still works."""
+    script = f"""
+import sys
+from shlo.ir.worlds import get_world
+world = get_world({world_name!r})
+print("numpy" in sys.modules)
+with world.ir.Context(), world.ir.Location.unknown():
+    print(world.ir.AttrBuilder.get("I64ElementsAttr")([1, 2, 3], context=None))
+import numpy
+print(type(numpy).__name__, hasattr(numpy, "ndarray"))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "False",
+        "dense<[1, 2, 3]> : tensor<3xi64>",
+        "module True",
+    ]

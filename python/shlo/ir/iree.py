@@ -5,7 +5,10 @@ The only module that imports IREE's IR bindings.
 
 from __future__ import annotations
 
-from iree.compiler import ir, passmanager
+from shlo.ir.deferred_numpy import numpy_on_first_use
+
+with numpy_on_first_use():
+    from iree.compiler import ir, passmanager
 
 from shlo.ir.worlds import ContextPolicy, World
 

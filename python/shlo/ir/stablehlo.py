@@ -6,8 +6,11 @@ The only module that imports torch-mlir's IR bindings; Python passes take `ir` a
 
 from __future__ import annotations
 
-from torch_mlir import ir, passmanager, rewrite
-from torch_mlir._mlir_libs import _stablehlo
+from shlo.ir.deferred_numpy import numpy_on_first_use
+
+with numpy_on_first_use():
+    from torch_mlir import ir, passmanager, rewrite
+    from torch_mlir._mlir_libs import _stablehlo
 
 from shlo.ir.worlds import ContextPolicy, World
 
