@@ -6,6 +6,9 @@ module = deserialize(data)
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 from shlo.errors import ShloError
 from shlo.ir.module import IRModule
 from shlo.ir.stablehlo import WORLD, minimum_version, stablehlo_version
@@ -23,6 +26,16 @@ def _version_tuple(version: str) -> tuple[int, ...]:
         return tuple(int(part) for part in version.split("."))
     except ValueError:
         raise PortableError(f"target '{version}' is not a version like 1.0.0") from None
+
+
+def newer_producer(messages: Iterable[str]) -> str | None:
+    """The StableHLO version that wrote an artifact, when MLIR's diagnostics name one newer
+    than this build reads (the bytecode reader's "produced by: StableHLO_vX" note)."""
+    for message in messages:
+        if match := re.search(r"produced by: StableHLO_v(\d+\.\d+\.\d+)", message):
+            if _version_tuple(match.group(1)) > _version_tuple(stablehlo_version()):
+                return match.group(1)
+    return None
 
 
 def resolve_target(target: str) -> str:

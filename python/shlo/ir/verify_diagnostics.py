@@ -48,8 +48,12 @@ def _pattern(text: str, is_regex: bool) -> re.Pattern[str]:
 
 
 def parse_expected(source: Source) -> list[Expected]:
-    """Every expected-* comment of the buffer, its target line resolved as MLIR resolves it."""
+    """Every expected-* comment of the buffer, its target line resolved as MLIR resolves it.
+
+    Bytecode has no comments, so every diagnostic of a bytecode buffer is unexpected."""
     expected: list[Expected] = []
+    if source.is_bytecode:
+        return expected
     for_next_line: list[Expected] = []
     last_plain_line = 0
     for number, line in enumerate(source.text.splitlines(), start=source.first_line):

@@ -29,14 +29,16 @@ class TranslateError(ShloError):
     """A problem with the input or the request: `shlo-translate: message`, exit 1."""
 
 
-def _load(source: Source) -> Any:
-    """The input as an `ir.Module` in a fresh StableHLO-world context (text, bytecode, VHLO).
+def _load(source: Source) -> tuple[Any, list[Diagnostic]]:
+    """The input as an `ir.Module` in a fresh StableHLO-world context (text, bytecode, VHLO),
+    or None and MLIR's diagnostics when it does not load.
 
     Check ops are rewritten to generic form and parsed as unregistered operations.
     """
     from shlo.ir.check_dialect import to_generic
-    from shlo.ir.module import ParseError, diagnosed, report
-    from shlo.ir.stablehlo import WORLD, deserialize, ir, stablehlo_version
+    from shlo.ir.diagnostics import DiagnosticSink
+    from shlo.ir.module import diagnosed
+    from shlo.ir.stablehlo import WORLD, deserialize, ir
     from shlo.ir.worlds import ContextPolicy
 
     context = WORLD.make_context(ContextPolicy(allow_unregistered_dialects=True))
@@ -45,19 +47,36 @@ def _load(source: Source) -> Any:
         if source.is_bytecode and b"StableHLO" in source.data[:32]:
             try:
                 return deserialize(context, source.data)
-            except ValueError:  # MLIR printed why on stderr
-                raise TranslateError(
-                    f"{source.name}: failed to deserialize portable artifact "
-                    f"(StableHLO {stablehlo_version()} reads artifacts up to its own version)"
-                ) from None
+            except ValueError:  # the sink holds MLIR's reasons
+                return None
         if source.is_bytecode:
             return ir.Module.parse(source.data, context)
         return ir.Module.parse(to_generic(source.padded_text()), context)
 
-    module, diagnostics = diagnosed(parse)
-    if module is None:
-        raise ParseError(report(diagnostics, source).strip())
-    return module
+    with DiagnosticSink().attached(context) as sink:
+        module, diagnostics = diagnosed(parse)
+    return module, sink.diagnostics + diagnostics
+
+
+def _load_or_raise(source: Source) -> Any:
+    """`_load`, with input that does not load reported as mlir-opt reports it."""
+    from shlo.ir.module import ParseError, report
+    from shlo.ir.portable import newer_producer
+    from shlo.ir.stablehlo import stablehlo_version
+
+    module, diagnostics = _load(source)
+    if module is not None:
+        return module
+    reasons = report(diagnostics, source)
+    if source.is_bytecode and b"StableHLO" in source.data[:32]:
+        reasons += f"{PROG}: {source.name}: failed to deserialize portable artifact"
+        producer = newer_producer(d.message for top in diagnostics for d in top.flattened())
+        if producer:
+            reasons += (
+                f" (written by StableHLO {producer}; this build reads artifacts up to "
+                f"{stablehlo_version()})"
+            )
+    raise ParseError(reasons.strip())
 
 
 def parse_args_list(text: str, context: Any) -> list[Any]:
@@ -165,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="where interpreter.probe ops write their values (.npy)",
     )
     parser.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check MLIR's diagnostics against expected-* comments in the input",
+    )
+    parser.add_argument(
         "--split-input-file",
         "-split-input-file",
         action="store_true",
@@ -178,7 +202,10 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source, output: B
     from shlo.ir.diagnostics import format_all
 
     try:
-        module = _load(chunk)
+        module, diagnostics = _load(chunk) if args.verify_diagnostics else (None, [])
+        if args.verify_diagnostics and module is None:
+            return _verified(chunk, diagnostics)
+        module = module or _load_or_raise(chunk)
         arguments = parse_args_list(args.args, module.context)
         printed, errors = interpret(
             module, arguments, chunk.name, args.probe_output_dir, args.timeout
@@ -189,8 +216,20 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source, output: B
     shown = printed if args.interpreter_print_dense else map(interpreter_layout, printed)
     output.write("".join(text + "\n" for text in shown).encode())
     output.flush()
+    if args.verify_diagnostics:
+        return _verified(chunk, diagnostics + errors)
     sys.stderr.write(format_all(errors, {whole.name: whole.text} if errors else {}))
     return not errors
+
+
+def _verified(source: Source, diagnostics: list[Diagnostic]) -> bool:
+    """--verify-diagnostics: report what differs from the input's expected-* comments."""
+    from shlo.ir.module import UNNAMED, report
+    from shlo.ir.verify_diagnostics import verify
+
+    problems = verify(source, [d.renamed(UNNAMED, source.name) for d in diagnostics])
+    sys.stderr.write(report(problems, source))
+    return not problems
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -216,7 +255,13 @@ def _run(args: argparse.Namespace) -> int:
             if ok or args.output == "-":
                 out.commit()
         return 0 if ok else 1
-    module = _load(source)
+    if args.verify_diagnostics:
+        module, diagnostics = _load(source)
+        verified = _verified(source, diagnostics)
+        if module is None or not verified:
+            return 0 if verified else 1
+    else:
+        module = _load_or_raise(source)
     if args.strip_debuginfo:
         passmanager.PassManager.parse("builtin.module(strip-debuginfo)", module.context).run(
             module.operation
