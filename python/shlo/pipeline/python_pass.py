@@ -53,7 +53,7 @@ class PythonPass:
         hints = typing.get_type_hints(self.options_type)
         return [
             (
-                _kebab(f.name),
+                _spelling(f),
                 getattr(hints[f.name], "__name__", str(hints[f.name])),
                 f.metadata.get("help", ""),
             )
@@ -67,7 +67,7 @@ class PythonPass:
                 raise OptionError(f"pass '{self.name}' takes no options, got '{text}'")
             return None
         hints = typing.get_type_hints(self.options_type)
-        fields = {_kebab(f.name): f.name for f in dataclasses.fields(self.options_type)}
+        fields = {_spelling(f): f.name for f in dataclasses.fields(self.options_type)}
         values: dict[str, Any] = {}
         for item in split_top_level(text, " "):
             key, has_value, raw = item.partition("=")
@@ -104,8 +104,10 @@ def _describe(error: Exception) -> str:
     return f"{text} (at {where.filename}:{where.lineno})"
 
 
-def _kebab(name: str) -> str:
-    return name.replace("_", "-")
+def _spelling(option: dataclasses.Field) -> str:
+    """The option's name on the command line: `metadata["flag"]` where a pass must match
+    upstream's spelling (`useDebugInfo`), else the field's name in kebab case."""
+    return option.metadata.get("flag", option.name.replace("_", "-"))
 
 
 def _convert(kind: Any, raw: str, key: str) -> Any:
