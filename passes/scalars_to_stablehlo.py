@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import functions, ops_in, returned_values, set_results
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -72,9 +72,11 @@ def _rewrite_block(block: Any) -> None:
         if op.name == "tensor.from_elements" and len(op.operands) == 1:
             scalar = tensors.get(op.operands[0])
             if scalar is not None:
-                with ir.InsertionPoint(op), op.location:
-                    reshape = _create("stablehlo.reshape", op.results[0].type, [scalar])
-                op.results[0].replace_all_uses_with(reshape.results[0])
+                if scalar.type != op.results[0].type:  # tensor<1xT> from a 0-d tensor
+                    with ir.InsertionPoint(op), op.location:
+                        scalar = _create("stablehlo.reshape", op.results[0].type, [scalar])
+                        scalar = scalar.results[0]
+                op.results[0].replace_all_uses_with(scalar)
                 dead.append(op)
             continue
         with ir.InsertionPoint(op), op.location:
@@ -109,6 +111,34 @@ def rewrite_scalars(module: Any) -> None:
         for function in ops_in(module, "func.func"):
             for block in function.regions[0].blocks:
                 _rewrite_block(block)
+
+
+def number_results_as_tensors(module: Any, name: str) -> tuple[str | None, ...]:
+    """Make `@name` return each of its scalar results (a Python number the model returns:
+    `i1`, an integer or a float) as a 0-d tensor, which IREE hands back as a buffer like the
+    others; returns, per result, "bool", "int" or "float" for those, None for tensors.
+    Call it before `rewrite_scalars`, which then computes them in StableHLO."""
+    with module.context, ir.Location.unknown():
+        function = functions(module)[name]
+        values, kinds = [], []
+        for value in returned_values(function):
+            kind = value.type
+            if isinstance(kind, ir.IntegerType | ir.FloatType):
+                with ir.InsertionPoint.at_block_terminator(function.regions[0].blocks[0]):
+                    packed = ir.Operation.create(
+                        "tensor.from_elements",
+                        results=[_scalar_tensor(kind)],
+                        operands=[value],
+                    )
+                values.append(packed.results[0])
+                is_int = isinstance(kind, ir.IntegerType)
+                kinds.append(("bool" if kind.width == 1 else "int") if is_int else "float")
+            else:
+                values.append(value)
+                kinds.append(None)
+        if any(kinds):
+            set_results(function, values)
+    return tuple(kinds)
 
 
 @register_pass("shlo-scalars-to-stablehlo")

@@ -45,6 +45,22 @@ def test_python_numbers_import_as_stablehlo_tensors() -> None:
     assert "tensor.extract" not in text and "arith." not in text
 
 
+class _ReturnsNumbers(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> Any:
+        return x.numel(), bool(x.shape[0] > 2), x.shape[1] * 0.5, x * 2
+
+
+def test_numbers_a_model_returns_come_back_as_python_numbers() -> None:
+    x = torch.ones(3, 4)
+    compiled = compile_torch(_ReturnsNumbers(), (x,))
+    got, want = compiled(x), _ReturnsNumbers()(x)
+    assert [type(value) for value in got[:3]] == [int, bool, float]
+    assert got[:3] == want[:3] == (12, True, 2.0)
+    assert_close(got[3], want[3])
+    text = compiled.imported.module.text()
+    assert "-> (tensor<i64>, tensor<i1>, tensor<f64>, tensor<3x4xf32>)" in text
+
+
 def test_a_float64_model_takes_its_numbers_as_float64() -> None:
     x = torch.randn(4, dtype=torch.float64)
     compiled = compile_torch(Scale(), (x, 0.1, 1))

@@ -47,7 +47,7 @@ from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.edit import ops_in
 from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.stablehlo import WORLD, ir
-from shlo.passes.scalars_to_stablehlo import rewrite_scalars
+from shlo.passes.scalars_to_stablehlo import number_results_as_tensors, rewrite_scalars
 
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
 _ILLEGAL_OP = re.compile(
@@ -81,6 +81,9 @@ class Imported:
     fixed: dict[int, Any] = field(default_factory=dict)
     live_state: dict[str, torch.Tensor] = field(default_factory=dict)
     mutations: tuple[int, ...] = ()
+    # Per @main result: "bool", "int" or "float" where the model returns a Python number
+    # (@main returns it as a 0-d tensor), None for tensors.
+    number_results: tuple[str | None, ...] = ()
 
     @functools.cached_property
     def positional_count(self) -> int | None:
@@ -114,10 +117,18 @@ class Imported:
         into `arguments` (what `flatten_inputs` returned)."""
         for index, value in zip(self.mutations, outputs, strict=False):
             arguments[index].copy_(torch.as_tensor(value))
+        if any(self.number_results):
+            outputs = [
+                _NUMBER[k](o.item()) if k else o
+                for k, o in zip(self.number_results, outputs, strict=True)
+            ]
         outputs = outputs[len(self.mutations) :]
         if self.out_spec.is_leaf():
             return outputs[0]
         return pytree.tree_unflatten(outputs, self.out_spec)
+
+
+_NUMBER = {"bool": bool, "int": int, "float": float}
 
 
 @functools.cache
@@ -264,7 +275,9 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
         raise FrontendError(_lowering_failure(printed[0], failure, unknown))
     signature = program.module_call_graph[0].signature
     operation = module.operation
+    number_results: tuple[str | None, ...] = ()
     if how.output_type == "stablehlo":
+        number_results = number_results_as_tensors(operation, how.function)
         rewrite_scalars(operation)
     return Imported(
         IRModule(WORLD, operation.context, operation),
@@ -273,6 +286,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
         how.function,
         live_state=state,
         mutations=_mutated_inputs(program.graph_signature),
+        number_results=number_results,
     )
 
 
