@@ -8,6 +8,10 @@ here as the layer computes it (attention, residuals, layer norms, feed-forward).
 `stablehlo.remainder`, which takes the dividend's (C's fmod), so a negative operand gave wrong
 numbers without a word.  It is rewritten as ATen computes it: fmod, then the divisor added
 where the signs differ.
+
+`max`/`min` along a dimension of an unsigned tensor: torch-mlir starts the reduction at the
+signed extreme (128 for uint8 max) and compares as signed, so values above 127 or a row below
+128 gave wrong numbers.  They are computed on a wider signed type and narrowed back.
 """
 
 from __future__ import annotations
@@ -99,7 +103,25 @@ def remainder(dividend: Any, divisor: Any) -> torch.Tensor:
     return torch.where(wrong_sign, aten.add.Scalar(fmod, divisor), fmod)
 
 
+_WIDER_SIGNED = {torch.uint8: torch.int16, torch.uint16: torch.int32, torch.uint32: torch.int64}
+
+
+def _widened_along_dim(op: Any) -> Callable[..., Any]:
+    """`op` (aten.max.dim or aten.min.dim) of an unsigned tensor through a wider signed one."""
+
+    def run(x: torch.Tensor, dim: int, keepdim: bool = False) -> Any:
+        wider = _WIDER_SIGNED.get(x.dtype)
+        if wider is None:
+            return NotImplemented  # other dtypes lower correctly as they are
+        values, indices = op(x.to(wider), dim, keepdim)
+        return values.to(x.dtype), indices
+
+    return run
+
+
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
+    aten.max.dim: _widened_along_dim(aten.max.dim),
+    aten.min.dim: _widened_along_dim(aten.min.dim),
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,

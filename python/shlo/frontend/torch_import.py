@@ -16,6 +16,7 @@ from contextlib import contextmanager, redirect_stderr
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 import torch
 from torch.export.graph_signature import (
     ExportGraphSignature,
@@ -44,7 +45,7 @@ from shlo.frontend.numbers import (
     number_dtypes,
 )
 from shlo.ir.diagnostics import capture_native_stderr
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import functions, ops_in
 from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.stablehlo import WORLD, ir
 from shlo.passes.scalars_to_stablehlo import number_results_as_tensors, rewrite_scalars
@@ -93,6 +94,19 @@ class Imported:
             return None
         count = self.in_spec.num_leaves
         return count if self.in_spec == _positional_tensors(count) else None
+
+    @functools.cached_property
+    def unsigned_results(self) -> dict[int, Any]:
+        """@main's results of unsigned integer type (index -> numpy dtype): IREE's calling
+        convention is signless, so they come back as signed arrays of the same width."""
+        signature = ir.TypeAttr(functions(self.module)[self.function].attributes["function_type"])
+        unsigned = {}
+        with self.module.context:
+            for index, kind in enumerate(signature.value.results):
+                element = kind.element_type if isinstance(kind, ir.ShapedType) else kind
+                if isinstance(element, ir.IntegerType) and element.is_unsigned:
+                    unsigned[index] = np.dtype(f"uint{element.width}")
+        return unsigned
 
     def flatten_inputs(self, args: tuple, kwargs: dict | None = None) -> list[Any]:
         """@main's arguments for a call of the model with `args` and `kwargs`."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 
 from shlo.runtime.loaded import LoadedModule
@@ -38,13 +39,21 @@ class CompiledModel:
             and all(map(_plain_tensor, args))
         ):
             # torch.compile's graphs and most models: CPU tensors in, positionally.
-            outputs = self._invoke([arg.detach().numpy() for arg in args])
+            outputs = self._as_declared(self._invoke([arg.detach().numpy() for arg in args]))
             return self.imported.unflatten_outputs([torch.from_numpy(o) for o in outputs])
         arguments = self.imported.flatten_inputs(args, kwargs)
         outputs = self.loaded(self.imported.function, *[to_numpy(a) for a in arguments])
+        outputs = self._as_declared(outputs)
         if any(isinstance(a, torch.Tensor) for a in (*arguments, *args, *kwargs.values())):
             outputs = [to_torch(o) for o in outputs]
         return self.imported.unflatten_outputs(outputs, arguments)
+
+    def _as_declared(self, outputs: list[np.ndarray]) -> list[np.ndarray]:
+        """Unsigned results as unsigned arrays (IREE returns their bits as signed ones)."""
+        unsigned = self.imported.unsigned_results
+        if not unsigned:
+            return outputs
+        return [o.view(unsigned[i]) if i in unsigned else o for i, o in enumerate(outputs)]
 
 
 def _plain_tensor(value: Any) -> bool:

@@ -40,7 +40,7 @@ class TensorSpec:
 
     def check(self, name: str, value: np.ndarray) -> None:
         want = DTYPES.get(self.element_type)
-        if want is not None and value.dtype != np.dtype(want):
+        if want is not None and value.dtype != np.dtype(want) and not self.takes_bits(value):
             raise RunError(
                 f"{name}: expected dtype {np.dtype(want)} ({self.element_type}), got {value.dtype}"
             )
@@ -49,6 +49,11 @@ class TensorSpec:
         ):
             shape = "x".join("?" if d is None else str(d) for d in self.shape) or "scalar"
             raise RunError(f"{name}: expected shape {shape}, got {tuple(value.shape)}")
+
+    def takes_bits(self, value: np.ndarray) -> bool:
+        """IREE's `iN` is signless: unsigned integers of the same width pass as their bits."""
+        want = np.dtype(DTYPES.get(self.element_type, np.void))
+        return want.kind == "i" and value.dtype.kind == "u" and value.itemsize == want.itemsize
 
 
 def available_devices() -> list[str]:
@@ -149,6 +154,8 @@ class LoadedModule:
                 push(array.item())
             else:
                 element_type = element_types[index] if specs else None
+                if spec is not None and spec.takes_bits(array):
+                    array = array.view(DTYPES[spec.element_type])
                 arguments.push_ref(self._to_device(array, element_type))
         results = ireert.VmVariantList(4)
         self._context.vm_context.invoke(vm_function, arguments, results)
