@@ -2,14 +2,18 @@
 
 SPIR-V's GLSL instructions define exp, log, tanh, sin, pow and the like for 16- and 32-bit
 floats only: iree-compile fails on any of them in f64 for Vulkan ("'spirv.GL.Exp' op operand #0
-must be 16/32-bit float"), even where the device has f64 arithmetic.  This pass converts the
-operands of each such op to f32, computes it there and converts the result back, so the rest of
-the program (arithmetic, reductions, matmuls) keeps f64.  The results of those functions carry
-f32's precision (a relative error near 1e-7); drivers warn when they apply it.
+must be 16/32-bit float"), even where the device has f64 arithmetic.  IREE's llvm-cpu target
+has its own gap: f64 sine, cosine, tan, tanh and atan2 become calls into a libm its embedded
+linker does not have ("failed to link executable").  This pass converts the operands of each
+such op (all of `F32_ONLY`, or the `ops` option's) to f32, computes it there and converts the
+result back, so the rest of the program (arithmetic, reductions, matmuls) keeps f64.  The
+results of those functions carry f32's precision (a relative error near 1e-7); drivers warn
+when they apply it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from shlo.ir.edit import ops_in
@@ -33,12 +37,19 @@ F32_ONLY = (
 )
 
 
-def f64_math(module: Any) -> list[Any]:
-    """The ops this pass would compute in f32: F32_ONLY ops with f64 results."""
+@dataclass(frozen=True)
+class F64MathOptions:
+    ops: tuple[str, ...] = field(
+        default=F32_ONLY, metadata={"help": "the op names to compute in f32 (default: SPIR-V's)"}
+    )
+
+
+def f64_math(module: Any, names: tuple[str, ...] = F32_ONLY) -> list[Any]:
+    """The ops this pass would compute in f32: ops named in `names` with f64 results."""
     return [
         op
         for op in ops_in(module)
-        if op.name in F32_ONLY and str(ir.ShapedType(op.results[0].type).element_type) == "f64"
+        if op.name in names and str(ir.ShapedType(op.results[0].type).element_type) == "f64"
     ]
 
 
@@ -52,12 +63,12 @@ def _convert(value: Any, element: Any) -> Any:
     ).results[0]
 
 
-@register_pass("shlo-f64-math-in-f32")
-def f64_math_in_f32(module: Any, options: None) -> None:
+@register_pass("shlo-f64-math-in-f32", options=F64MathOptions)
+def f64_math_in_f32(module: Any, options: F64MathOptions) -> None:
     """Compute f64 exp, log, tanh, sin, pow and the like in f32, converting around them."""
     with module.context:
         f32, f64 = ir.F32Type.get(), ir.F64Type.get()
-        for op in f64_math(module):
+        for op in f64_math(module, options.ops):
             with ir.InsertionPoint(op), op.location:
                 narrow = ir.Operation.create(
                     op.name,

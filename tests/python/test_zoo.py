@@ -7,7 +7,7 @@ import functools
 import pytest
 import torch
 
-from shlo.api import CompiledModel, compile_module, flatten
+from shlo.api import CompiledModel, compile_module, compile_torch, flatten
 from shlo.backend.targets import target_for_device
 from shlo.frontend.torch_import import Imported, import_model
 from shlo.runtime.loaded import LoadedModule
@@ -65,7 +65,7 @@ def test_float64_is_kept_on_cpu() -> None:
 
 def test_float64_on_vulkan_stays_f64_and_says_which_math_runs_in_f32() -> None:
     module, inputs, expected = imported("float64")
-    with pytest.warns(UserWarning, match="Vulkan has no f64 exponential: computed in f32"):
+    with pytest.warns(UserWarning, match="vulkan target has no f64 exponential: computed in f32"):
         artifact = compile_module(module.module, "vulkan")
     assert any("cap:Float64" in flag for flag in artifact.command)
     actual = CompiledModel(module, artifact, LoadedModule(artifact.vmfb, "vulkan"))(*inputs)
@@ -125,3 +125,17 @@ def test_structured_inputs_still_go_through_pytree() -> None:
     assert_close(runner(*inputs), expected)
     with pytest.raises(Exception, match="inputs do not match the structure"):
         runner(inputs[0], b=inputs[1])
+
+
+class _F64Trigonometry(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.atan2(torch.sin(x), torch.cos(x)) + torch.tanh(x) * torch.exp(x)
+
+
+def test_float64_trigonometry_on_llvm_cpu_runs_in_f32_and_says_so() -> None:
+    x = torch.linspace(-1.0, 1.0, 16, dtype=torch.float64)
+    with pytest.warns(UserWarning, match="llvm-cpu target has no f64 atan2, cosine, sine, tanh"):
+        compiled = compile_torch(_F64Trigonometry(), (x,))
+    actual = compiled(x)
+    assert actual.dtype == torch.float64
+    torch.testing.assert_close(actual, _F64Trigonometry()(x), rtol=1e-6, atol=1e-6)

@@ -25,13 +25,13 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     """A rewritten copy of `module` for `target` (the module itself is left as it was) and
     the facts the flag rule needs.
 
-    f64 is kept when the public functions take or return it; on Vulkan, math functions SPIR-V
-    lacks in f64 then run in f32, with a warning."""
+    f64 is kept when the public functions take or return it; math functions the target lacks
+    in f64 then run in f32, with a warning."""
     dynamic = "?" in _interface(module)
     prepared = run_pipeline(module, IREE_PREPARE_DYNAMIC if dynamic else IREE_PREPARE)
     facts = module_facts(prepared)
-    if facts.interface_f64 and target is Target.VULKAN:
-        prepared = _f64_math_in_f32(prepared)
+    if facts.interface_f64 and target in _NO_F64_MATH:
+        prepared = _f64_math_in_f32(prepared, target)
     return prepared, facts
 
 
@@ -47,20 +47,37 @@ def module_facts(module: IRModule) -> ModuleFacts:
     )
 
 
-def _f64_math_in_f32(module: IRModule) -> IRModule:
-    """Vulkan (SPIR-V) has no f64 exp, log, tanh, sin or pow: those run in f32, the rest of an
-    f64 program in f64.  Says so, since their results then carry f32's precision."""
-    from shlo.passes.f64_math_in_f32 import f64_math
+# The f64 math functions IREE 3.13 cannot compile per target: SPIR-V has none of them in f64;
+# llvm-cpu calls libm for these five, which its embedded linker lacks.
+_NO_F64_MATH: dict[Target, tuple[str, ...] | None] = {
+    Target.VULKAN: None,  # the pass's default: every function SPIR-V defines for f32 only
+    Target.LLVM_CPU: (
+        "stablehlo.atan2",
+        "stablehlo.cosine",
+        "stablehlo.sine",
+        "stablehlo.tan",
+        "stablehlo.tanh",
+    ),
+}
 
-    names = sorted({op.name for op in f64_math(module)})
-    if not names:
+
+def _f64_math_in_f32(module: IRModule, target: Target) -> IRModule:
+    """Math functions `target` has no f64 code for run in f32, the rest of an f64 program in
+    f64.  Says so, since their results then carry f32's precision."""
+    from shlo.passes.f64_math_in_f32 import F32_ONLY, f64_math
+
+    names = _NO_F64_MATH[target]
+    found = sorted({op.name for op in f64_math(module, names or F32_ONLY)})
+    if not found:
         return module
     warnings.warn(
-        f"Vulkan has no f64 {', '.join(name.split('.')[1] for name in names)}: computed in f32 "
-        "(relative error near 1e-7), the rest in f64; compile for llvm-cpu for f64 throughout",
+        f"IREE's {target.value} target has no f64 "
+        f"{', '.join(name.split('.')[1] for name in found)}: computed in f32 (relative error "
+        "near 1e-7), the rest in f64",
         stacklevel=4,
     )
-    return run_pipeline(module, "builtin.module(shlo-f64-math-in-f32)")
+    option = f"{{ops={','.join(names)}}}" if names else ""
+    return run_pipeline(module, f"builtin.module(shlo-f64-math-in-f32{option})")
 
 
 def _types_used(module: IRModule) -> tuple[bool, bool]:

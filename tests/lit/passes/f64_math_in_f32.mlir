@@ -4,6 +4,10 @@
 // RUN: not iree-compile %s --iree-input-type=stablehlo --iree-hal-target-device=vulkan --iree-input-demote-f64-to-f32=false --iree-vulkan-target-features=spirv:v1.3,cap:Shader,cap:Float64 -o /dev/null 2>&1 | filecheck %s --check-prefix=RAW
 // RUN: shlo-opt %s --shlo-f64-math-in-f32 | iree-compile - --iree-input-type=stablehlo --iree-hal-target-device=vulkan --iree-input-demote-f64-to-f32=false --iree-vulkan-target-features=spirv:v1.3,cap:Shader,cap:Float64 -o /dev/null
 // RAW: error: 'spirv.GL.Exp' op operand #0 must be 16/32-bit float
+// With `ops`, only the ops named (what llvm-cpu lacks in f64) move to f32.
+// RUN: shlo-opt %s '--pass-pipeline=builtin.module(shlo-f64-math-in-f32{ops=stablehlo.power,stablehlo.cosine})' | filecheck %s --check-prefix=ONLY
+// ONLY: stablehlo.exponential %arg0 : tensor<4xf64>
+// ONLY: stablehlo.power {{.*}} : tensor<4xf32>
 
 // CHECK-LABEL: func.func @main
 // CHECK: %[[X:.*]] = stablehlo.convert %arg0 : (tensor<4xf64>) -> tensor<4xf32>
