@@ -12,6 +12,11 @@ where the signs differ.
 `max`/`min` along a dimension of an unsigned tensor: torch-mlir starts the reduction at the
 signed extreme (128 for uint8 max) and compares as signed, so values above 127 or a row below
 128 gave wrong numbers.  They are computed on a wider signed type and narrowed back.
+
+`abs` of a complex tensor, and the norms: torch-mlir lowers an op that takes complex numbers
+and gives real ones by converting its input to the real part first (|1+2j| came out 1), and
+none of the ops that would compute it correctly (`view_as_real`, complex `mul`) lower at all.
+`refuse_complex_to_real` stops such graphs with a message instead of wrong numbers.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+
+from shlo.errors import ShloError
 
 aten = torch.ops.aten
 
@@ -101,6 +108,34 @@ def remainder(dividend: Any, divisor: Any) -> torch.Tensor:
     fmod = torch.fmod(dividend, torch.full_like(dividend, divisor))
     wrong_sign = fmod > 0 if divisor < 0 else fmod < 0
     return torch.where(wrong_sign, aten.add.Scalar(fmod, divisor), fmod)
+
+
+class RefusedOp(ShloError):
+    """An op torch-mlir would lower to wrong numbers, and shlo cannot lower correctly."""
+
+
+# Ops that turn complex numbers into real ones by design: the real part, or its bits.
+_COMPLEX_TO_REAL_CONVERSIONS = frozenset(
+    {aten._to_copy.default, aten.view_as_real.default, aten.real.default, aten.imag.default}
+)
+
+
+def refuse_complex_to_real(graph: torch.fx.Graph) -> None:
+    """Raise `RefusedOp` for the first op that takes a complex tensor and returns a real one,
+    other than a conversion (abs, norms, ...), naming it and where the model calls it."""
+    for node in graph.nodes:
+        if node.op != "call_function" or node.target in _COMPLEX_TO_REAL_CONVERSIONS:
+            continue
+        inputs = [arg.meta.get("val") for arg in node.all_input_nodes]
+        output = node.meta.get("val")
+        takes_complex = any(isinstance(v, torch.Tensor) and v.is_complex() for v in inputs)
+        if takes_complex and isinstance(output, torch.Tensor) and output.is_floating_point():
+            where = (node.meta.get("stack_trace") or "").strip().splitlines()
+            site = f" (at {where[-2].strip()})" if len(where) >= 2 else ""
+            raise RefusedOp(
+                f"{node.target} of a complex tensor is not supported{site}: torch-mlir lowers "
+                "it on the real part alone, which would give wrong numbers"
+            )
 
 
 _WIDER_SIGNED = {torch.uint8: torch.int16, torch.uint16: torch.int32, torch.uint32: torch.int64}

@@ -29,7 +29,7 @@ from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
 from shlo.frontend.composite import has_composites, import_with_composites
-from shlo.frontend.decompositions import DECOMPOSITIONS
+from shlo.frontend.decompositions import DECOMPOSITIONS, RefusedOp, refuse_complex_to_real
 from shlo.frontend.fx_importer import (
     FxImporterHooks,
     create_mlir_tensor_type,
@@ -269,6 +269,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
     with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
         try:
             program = program.run_decompositions(decompositions)
+            refuse_complex_to_real(program.graph)
             state = _state_as_inputs(program, model, how.all_state)
             if has_composites(program):
                 module = import_with_composites(
@@ -284,6 +285,8 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
                 )
         except Exception as error:  # the importer raises plain Python errors on unsupported graphs
             failure = error
+    if isinstance(failure, RefusedOp):
+        raise FrontendError(str(failure)) from None
     if failure is not None:
         unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
         raise FrontendError(_lowering_failure(printed[0], failure, unknown))

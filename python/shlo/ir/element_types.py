@@ -18,4 +18,6 @@ DTYPES = {
     "ui16": np.uint16,
     "ui32": np.uint32,
     "ui64": np.uint64,
+    "complex<f32>": np.complex64,
+    "complex<f64>": np.complex128,
 }

@@ -22,7 +22,9 @@ from shlo.runtime.bindings import ireert, map_dtype_to_element_type
 from shlo.runtime.errors import RunError
 
 _ALIGNMENT = 4096
-_ARGUMENT = re.compile(r"%\w+: (tensor<([^>]*)>|[a-z]\w*)")
+# `%arg0: tensor<2x?xf32>` or `tensor<4xcomplex<f32>>` (element types nest one level), or `i64`
+_ARGUMENT = re.compile(r"%\w+: (tensor<((?:[^<>]|<[^<>]*>)*)>|[a-z]\w*)")
+_DIMS = re.compile(r"((?:(?:\d+|\?)x)*)(.+)")
 
 
 @dataclass(frozen=True)
@@ -35,8 +37,8 @@ class TensorSpec:
 
     @classmethod
     def parse(cls, text: str) -> TensorSpec:
-        *dims, element = text.split("x") if "x" in text else [text]
-        return cls(tuple(None if d == "?" else int(d) for d in dims), element)
+        dims, element = _DIMS.fullmatch(text).groups()
+        return cls(tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1]), element)
 
     def check(self, name: str, value: np.ndarray) -> None:
         want = DTYPES.get(self.element_type)

@@ -1,0 +1,73 @@
+"""Element types past the common ones, in and out of compiled models.
+
+Unsigned integers: IREE's calling convention is signless, so their bits travel as signed
+arrays of the same width and come back unsigned; reductions torch-mlir lowers with signed
+semantics are computed through a wider signed type.  Complex tensors: their signature
+(`tensor<4xcomplex<f32>>`) is read as one element type, and ops torch-mlir would lower on the
+real part alone are refused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+
+from shlo.api import FrontendError, compile_torch
+
+# Values on both sides of 127, rows entirely above and entirely below 128.
+X = torch.tensor([[1, 200, 255, 100], [130, 7, 128, 127], [200, 201, 250, 129]], dtype=torch.uint8)
+Y = torch.tensor([[3, 100, 250, 200], [5, 9, 200, 1], [1, 2, 3, 4]], dtype=torch.uint8)
+
+
+class Apply(torch.nn.Module):
+    def __init__(self, function: Callable[..., Any]) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> Any:
+        return self.function(a, b)
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        lambda a, b: (a, a.float()),
+        lambda a, b: (torch.maximum(a, b), torch.minimum(a, b), a > b, a // b, a + b),
+        lambda a, b: torch.ops.aten.max(a, 1),
+        lambda a, b: torch.ops.aten.min(a, 1),
+        lambda a, b: (a.amax(1), a.argmax(1), a.sort(1)[0]),
+    ],
+    ids=["identity", "elementwise", "max_dim", "min_dim", "amax_argmax_sort"],
+)
+def test_uint8_matches_eager(function: Callable[..., Any]) -> None:
+    compiled = compile_torch(Apply(function), (X, Y))
+    got, want = compiled(X, Y), function(X, Y)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and torch.equal(g, w), (g, w)
+
+
+class _ComplexMath(torch.nn.Module):
+    def forward(self, z: torch.Tensor, w: torch.Tensor) -> Any:
+        return torch.cat([z, w]), -z[1:], z.flip(0)  # what torch-mlir lowers for complex
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_in_and_out_matches_eager(dtype: torch.dtype) -> None:
+    z = torch.tensor([1 + 2j, -3 + 0.5j, 0j, 4 - 1j], dtype=dtype)
+    w = torch.tensor([2 - 1j, 1j, 5 + 5j, -1 + 0j], dtype=dtype)
+    got, want = compile_torch(_ComplexMath(), (z, w))(z, w), _ComplexMath()(z, w)
+    for g, e in zip(got, want, strict=True):
+        assert g.dtype == e.dtype
+        torch.testing.assert_close(g, e)
+
+
+@pytest.mark.parametrize(
+    ("function", "op"),
+    [(torch.abs, "aten.abs"), (torch.linalg.vector_norm, "aten.linalg_vector_norm")],
+)
+def test_complex_to_real_ops_are_refused_not_wrong(function: Callable[..., Any], op: str) -> None:
+    z = torch.tensor([1 + 2j, -3 + 0.5j], dtype=torch.complex64)
+    with pytest.raises(FrontendError, match=f"{op}.* of a complex tensor is not supported"):
+        compile_torch(Apply(lambda a, b: function(a)), (z, z))
