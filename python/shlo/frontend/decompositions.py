@@ -21,6 +21,7 @@ none of the ops that would compute it correctly (`view_as_real`, complex `mul`) 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -130,12 +131,16 @@ def refuse_complex_to_real(graph: torch.fx.Graph) -> None:
         output = node.meta.get("val")
         takes_complex = any(isinstance(v, torch.Tensor) and v.is_complex() for v in inputs)
         if takes_complex and isinstance(output, torch.Tensor) and output.is_floating_point():
-            where = (node.meta.get("stack_trace") or "").strip().splitlines()
-            site = f" (at {where[-2].strip()})" if len(where) >= 2 else ""
             raise RefusedOp(
-                f"{node.target} of a complex tensor is not supported{site}: torch-mlir lowers "
-                "it on the real part alone, which would give wrong numbers"
+                f"{node.target} of a complex tensor is not supported (at {call_site(node)}): "
+                "torch-mlir lowers it on the real part alone, which would give wrong numbers"
             )
+
+
+def call_site(node: torch.fx.Node) -> str:
+    """`file:line` of the model's code that made `node`, from the trace export recorded."""
+    frames = re.findall(r'File "(.+?)", line (\d+)', node.meta.get("stack_trace") or "")
+    return f"{frames[-1][0]}:{frames[-1][1]}" if frames else "unknown location"
 
 
 _WIDER_SIGNED = {torch.uint8: torch.int16, torch.uint16: torch.int32, torch.uint32: torch.int64}

@@ -25,11 +25,17 @@ from torch.export.graph_signature import (
     OutputKind,
     OutputSpec,
 )
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
 from shlo.frontend.composite import has_composites, import_with_composites
-from shlo.frontend.decompositions import DECOMPOSITIONS, RefusedOp, refuse_complex_to_real
+from shlo.frontend.decompositions import (
+    DECOMPOSITIONS,
+    RefusedOp,
+    call_site,
+    refuse_complex_to_real,
+)
 from shlo.frontend.fx_importer import (
     FxImporterHooks,
     create_mlir_tensor_type,
@@ -289,6 +295,11 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
         raise FrontendError(str(failure)) from None
     if failure is not None:
         unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
+        if dependent := _data_dependent_shapes(program):
+            raise FrontendError(
+                "the shape of a result depends on the input values, which StableHLO's shapes "
+                "cannot express; ops that decide it:\n" + "\n".join(dependent)
+            )
         raise FrontendError(_lowering_failure(printed[0], failure, unknown))
     signature = program.module_call_graph[0].signature
     operation = module.operation
@@ -409,6 +420,23 @@ def _unknown_ops(program: torch.export.ExportedProgram) -> set:
         (ir.StringAttr(op.attributes["name"]).value, _site(str(op.location)))
         for op in ops_in(raw, "torch.operator")
     }
+
+
+def _data_dependent_shapes(program: torch.export.ExportedProgram) -> list[str]:
+    """`  op (at file:line)` for each op whose result's shape comes from input values (an
+    unbacked size, as bincount, nonzero or unique make), none of its inputs having one."""
+    lines = []
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not _unbacked(node):
+            continue
+        if not any(_unbacked(arg) for arg in node.all_input_nodes):
+            lines.append(f"  {node.target} (at {call_site(node)})")
+    return lines
+
+
+def _unbacked(node: torch.fx.Node) -> bool:
+    value = node.meta.get("val")
+    return isinstance(value, torch.Tensor) and bool(free_unbacked_symbols(value))
 
 
 def _site(text: str) -> str:
