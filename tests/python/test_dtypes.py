@@ -71,3 +71,13 @@ def test_complex_to_real_ops_are_refused_not_wrong(function: Callable[..., Any],
     z = torch.tensor([1 + 2j, -3 + 0.5j], dtype=torch.complex64)
     with pytest.raises(FrontendError, match=f"{op}.* of a complex tensor is not supported"):
         compile_torch(Apply(lambda a, b: function(a)), (z, z))
+
+
+def test_threshold_backward_of_mixed_dtypes_promotes_as_eager() -> None:
+    grad = torch.randint(0, 20, (4, 5))
+    x = torch.rand(4, 5)
+    function = torch.ops.aten.threshold_backward
+    compiled = compile_torch(Apply(lambda g, i: function(g, i, 0.5)), (grad, x))
+    got, want = compiled(grad, x), function(grad, x, 0.5)
+    assert got.dtype == want.dtype == torch.float32
+    assert torch.equal(got, want)

@@ -13,6 +13,13 @@ where the signs differ.
 signed extreme (128 for uint8 max) and compares as signed, so values above 127 or a row below
 128 gave wrong numbers.  They are computed on a wider signed type and narrowed back.
 
+`x[index]` with negative indices computed at run time: torch-mlir's gather clamps them to 0
+instead of counting from the end, so each integer index is wrapped (`index + size` where
+negative) before indexing.
+
+`threshold_backward` of an integer gradient and a float input: torch-mlir returns the
+gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
+
 `abs` of a complex tensor, and the norms: torch-mlir lowers an op that takes complex numbers
 and gives real ones by converting its input to the real part first (|1+2j| came out 1), and
 none of the ops that would compute it correctly (`view_as_real`, complex `mul`) lower at all.
@@ -21,6 +28,7 @@ none of the ops that would compute it correctly (`view_as_real`, complex `mul`) 
 
 from __future__ import annotations
 
+import contextvars
 import re
 from collections.abc import Callable
 from typing import Any
@@ -143,6 +151,33 @@ def call_site(node: torch.fx.Node) -> str:
     return f"{frames[-1][0]}:{frames[-1][1]}" if frames else "unknown location"
 
 
+_INDEXING = contextvars.ContextVar("shlo_indexing", default=False)
+
+
+def index_from_the_end(x: torch.Tensor, indices: list[Any]) -> Any:
+    """aten.index.Tensor with negative integer indices counted from the end, as eager does."""
+    if _INDEXING.get() or any(i is not None and i.dtype == torch.bool for i in indices):
+        return NotImplemented  # the op itself (masks index by position, never negatively)
+    wrapped = [
+        None if index is None else torch.where(index < 0, index + x.shape[dim], index)
+        for dim, index in enumerate(indices)
+    ]
+    token = _INDEXING.set(True)
+    try:
+        return aten.index.Tensor(x, wrapped)
+    finally:
+        _INDEXING.reset(token)
+
+
+def threshold_backward_promoted(grad: torch.Tensor, x: torch.Tensor, threshold: Any) -> Any:
+    """aten.threshold_backward in the promoted dtype of its two tensors, as eager computes it."""
+    dtype = torch.result_type(grad, x)
+    if grad.dtype == x.dtype == dtype:
+        return NotImplemented  # one dtype: lowered correctly as it is
+    grad = grad.to(dtype)
+    return torch.where(x <= threshold, torch.zeros_like(grad), grad)
+
+
 _WIDER_SIGNED = {torch.uint8: torch.int16, torch.uint16: torch.int32, torch.uint32: torch.int64}
 
 
@@ -160,6 +195,8 @@ def _widened_along_dim(op: Any) -> Callable[..., Any]:
 
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
+    aten.index.Tensor: index_from_the_end,
+    aten.threshold_backward.default: threshold_backward_promoted,
     aten.max.dim: _widened_along_dim(aten.max.dim),
     aten.min.dim: _widened_along_dim(aten.min.dim),
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
