@@ -3,7 +3,8 @@
 `stablehlo`: upstream StableHLO's lit suite (`run_lit.py`) with shlo-opt, shlo-translate and
 filecheck from `.venv`; any vacuous file (one that passes with its expectations broken) fails
 too.  `torch-e2e`: a fixed slice of torch-mlir's e2e suite (`run_e2e.py`, every SLICE-th test
-in the runner's own order) through `shlo.api:compile_torch`.  The suites live beside the
+in the runner's own order) through `shlo.api:compile_torch`; `torch-e2e-vulkan` the same slice
+compiled for Vulkan (`tools/e2e_vulkan.py`; not in `tools/check`).  The suites live beside the
 repository (`../shared/conformance/`) or under $SHLO_CONFORMANCE_DIR, never inside it; without
 them this says so and exits 0.  Each prints the runner's summary and exits 1 when its pass rate
 falls below the floor in `tools/conformance_floor.json`.  Raise the floor when the rate goes up.
@@ -37,20 +38,27 @@ def _stablehlo(suite: Path, jobs: int, report: Path) -> list[str] | None:
     return [*command, "--jobs", str(jobs), "--json", str(report)]
 
 
-def _torch_e2e(suite: Path, jobs: int, report: Path) -> list[str] | None:
+def _torch_e2e(
+    suite: Path, jobs: int, report: Path, backend: str = "shlo.api:compile_torch"
+) -> list[str] | None:
     runner = suite / "torch_e2e" / "run_e2e.py"
     if not runner.exists():
         return None
     python = str(TOOLS / "python")
     command = [python, str(runner), "--suite", str(suite / "torch_e2e" / "suite")]
-    command += ["--backend", "shlo.api:compile_torch"]
+    command += ["--backend", backend]
     names = subprocess.run([*command, "--list"], capture_output=True, text=True, check=True)
     chosen = names.stdout.split()[::SLICE]
     pattern = f"^({'|'.join(chosen)})$"
     return [*command, "--filter", pattern, "--jobs", str(jobs), "--json", str(report), "-q"]
 
 
-SUITES = {"stablehlo": _stablehlo, "torch-e2e": _torch_e2e}
+def _torch_e2e_vulkan(suite: Path, jobs: int, report: Path) -> list[str] | None:
+    backend = f"{ROOT / 'tools' / 'e2e_vulkan.py'}:compile_for_vulkan"
+    return _torch_e2e(suite, jobs, report, backend)
+
+
+SUITES = {"stablehlo": _stablehlo, "torch-e2e": _torch_e2e, "torch-e2e-vulkan": _torch_e2e_vulkan}
 
 
 def main() -> int:
@@ -59,10 +67,11 @@ def main() -> int:
     default = os.environ.get("SHLO_CONFORMANCE_DIR") or ROOT.parent / "shared" / "conformance"
     parser.add_argument("--suite", type=Path, default=default, help="the conformance folder")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="keep the runner's report here")
     args = parser.parse_args()
     name = args.suite_name
     with tempfile.TemporaryDirectory(prefix="shlo-conformance-") as scratch:
-        report = Path(scratch) / "report.json"
+        report = args.json or Path(scratch) / "report.json"
         command = SUITES[name](args.suite, args.jobs, report)
         if command is None:
             print(f"{name}: no suite under {args.suite}; skipped")
