@@ -81,3 +81,17 @@ def test_threshold_backward_of_mixed_dtypes_promotes_as_eager() -> None:
     got, want = compiled(grad, x), function(grad, x, 0.5)
     assert got.dtype == want.dtype == torch.float32
     assert torch.equal(got, want)
+
+
+class _MaskAndCompare(torch.nn.Module):
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> Any:
+        return x.masked_fill(mask, 7.0), x != 1.0
+
+
+def test_bool_tensors_of_odd_sizes_on_vulkan() -> None:
+    """14 bools are 14 bytes: without 8-bit storage the last 32-bit word fell outside."""
+    x = torch.tensor([[1.0, -2.0, 3.0, 0.0, 5.0, -1.0, 2.0], [0.5, 0.0, -0.5, 9.0, 1.0, 1.0, 3.0]])
+    mask = x > 0.7
+    compiled = compile_torch(_MaskAndCompare(), (x, mask), target="vulkan")
+    for got, want in zip(compiled(x, mask), _MaskAndCompare()(x, mask), strict=True):
+        assert torch.equal(got, want)

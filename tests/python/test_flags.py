@@ -46,13 +46,17 @@ def test_vulkan_demotes_i64_unless_the_interface_has_it() -> None:
         ),
         (ModuleFacts(interface_f64=True), "spirv:v1.3,cap:Shader,cap:Float64"),
         (
+            ModuleFacts(computes_8bit=True),
+            "spirv:v1.3,cap:Shader,cap:Int8,cap:StorageBuffer8BitAccess,ext:SPV_KHR_8bit_storage",
+        ),
+        (
             ModuleFacts(computes_f16=True, interface_f64=True),
             "spirv:v1.3,cap:Shader,cap:Float16,cap:StorageBuffer16BitAccess,cap:Float64,"
             "ext:SPV_KHR_16bit_storage",
         ),
     ],
 )
-def test_vulkan_asks_for_the_float_widths_the_module_uses(
+def test_vulkan_asks_for_the_storage_widths_the_module_uses(
     facts: ModuleFacts, features: str | None
 ) -> None:
     asked = [f for f in iree_compile_flags(Target.VULKAN, facts) if f.startswith(VULKAN_FEATURES)]

@@ -34,8 +34,12 @@ DEMOTE_I64 = "--iree-input-demote-i64-to-i32"
 # IREE's default Vulkan target (VP_ANDROID_baseline_2022) has no 16-bit or 64-bit floats.  Its
 # f16 emulation computes wrong numbers (an f16 add is off, tanh gives 0), and f64 is demoted:
 # f16 programs ask for 16-bit storage and arithmetic, programs whose interface is f64 for f64
-# arithmetic, which desktop drivers and lavapipe have.
+# arithmetic, which desktop drivers and lavapipe have.  Without 8-bit storage, IREE reads and
+# writes bool and 8-bit tensors as 32-bit words, and the last word of a buffer whose size is
+# not a multiple of 4 bytes falls outside it: a 14-element bool result lost its last element
+# (wrong numbers, no error), so programs with such tensors ask for 8-bit storage.
 _VULKAN_BASE = ("spirv:v1.3", "cap:Shader")
+_VULKAN_8BIT = ("cap:Int8", "cap:StorageBuffer8BitAccess", "ext:SPV_KHR_8bit_storage")
 _VULKAN_F16 = ("cap:Float16", "cap:StorageBuffer16BitAccess", "ext:SPV_KHR_16bit_storage")
 _VULKAN_F64 = ("cap:Float64",)
 
@@ -45,12 +49,13 @@ class ModuleFacts:
     """What the flag rule needs to know of a module.
 
     `interface_f64`/`interface_i64`: a public function takes or returns that element type (f64
-    then stays f64); `computes_f16`: an op produces f16; `bf16_constants`: a bf16
-    dense_resource constant."""
+    then stays f64); `computes_f16`: an op produces f16; `computes_8bit`: an op produces
+    bool or 8-bit integers; `bf16_constants`: a bf16 dense_resource constant."""
 
     interface_f64: bool = False
     interface_i64: bool = False
     computes_f16: bool = False
+    computes_8bit: bool = False
     bf16_constants: bool = False
 
 
@@ -87,6 +92,7 @@ def _workarounds(target: Target, facts: ModuleFacts, user_flags: Sequence[str]) 
     if target is Target.VULKAN and not facts.interface_i64:
         flags.append(DEMOTE_I64)
     features = [
+        *(_VULKAN_8BIT if facts.computes_8bit else ()),
         *(_VULKAN_F16 if facts.computes_f16 else ()),
         *(_VULKAN_F64 if facts.interface_f64 else ()),
     ]

@@ -38,11 +38,12 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
 def module_facts(module: IRModule) -> ModuleFacts:
     """What the flag rule asks of `module`, found in one walk and its signature."""
     interface = _interface(module)
-    computes_f16, bf16_constants = _types_used(module)
+    computes_f16, computes_8bit, bf16_constants = _types_used(module)
     return ModuleFacts(
         interface_f64=_mentions(interface, "f64"),
         interface_i64=_mentions(interface, "i64"),
         computes_f16=computes_f16,
+        computes_8bit=computes_8bit,
         bf16_constants=bf16_constants,
     )
 
@@ -80,14 +81,16 @@ def _f64_math_in_f32(module: IRModule, target: Target) -> IRModule:
     return run_pipeline(module, f"builtin.module(shlo-f64-math-in-f32{option})")
 
 
-def _types_used(module: IRModule) -> tuple[bool, bool]:
-    """Whether any op result is f16, and whether a bf16 dense_resource constant exists."""
+def _types_used(module: IRModule) -> tuple[bool, bool, bool]:
+    """Whether any op result is f16, whether any is bool or 8-bit, and whether a bf16
+    dense_resource constant exists."""
     ir = module.world.ir
     found: set[str] = set()
 
     def visit(op: Any) -> Any:
-        if any(_mentions(str(result.type), "f16") for result in op.results):
-            found.add("f16")
+        for result in op.results:
+            text = str(result.type)
+            found.update(kind for kind in ("f16", "i1", "i8", "ui8") if _mentions(text, kind))
         value = constant_value(op)
         if value is not None:
             try:  # attributes come back undowncast: the cast is the type test
@@ -99,7 +102,7 @@ def _types_used(module: IRModule) -> tuple[bool, bool]:
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    return "f16" in found, "bf16 constant" in found
+    return "f16" in found, bool(found & {"i1", "i8", "ui8"}), "bf16 constant" in found
 
 
 def _interface(module: IRModule) -> str:
