@@ -73,8 +73,9 @@ def test_complex_to_real_ops_are_refused_not_wrong(function: Callable[..., Any],
         compile_torch(Apply(lambda a, b: function(a)), (z, z))
 
 
-def test_threshold_backward_of_mixed_dtypes_promotes_as_eager() -> None:
-    grad = torch.randint(0, 20, (4, 5))
+@pytest.mark.parametrize("grad_dtype", [torch.int64, torch.float32])
+def test_threshold_backward_promotes_as_eager(grad_dtype: torch.dtype) -> None:
+    grad = torch.randint(0, 20, (4, 5)).to(grad_dtype)
     x = torch.rand(4, 5)
     function = torch.ops.aten.threshold_backward
     compiled = compile_torch(Apply(lambda g, i: function(g, i, 0.5)), (grad, x))

@@ -171,10 +171,7 @@ def index_from_the_end(x: torch.Tensor, indices: list[Any]) -> Any:
 
 def threshold_backward_promoted(grad: torch.Tensor, x: torch.Tensor, threshold: Any) -> Any:
     """aten.threshold_backward in the promoted dtype of its two tensors, as eager computes it."""
-    dtype = torch.result_type(grad, x)
-    if grad.dtype == x.dtype == dtype:
-        return NotImplemented  # one dtype: lowered correctly as it is
-    grad = grad.to(dtype)
+    grad = grad.to(torch.result_type(grad, x))
     return torch.where(x <= threshold, torch.zeros_like(grad), grad)
 
 
