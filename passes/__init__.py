@@ -10,6 +10,7 @@ from shlo.passes import (
     op_stats,
     patchify_convolutions,
     scalars_to_stablehlo,
+    split_grouped_convolutions,
     strip_data,
 )
 
@@ -23,5 +24,6 @@ __all__ = [
     "op_stats",
     "patchify_convolutions",
     "scalars_to_stablehlo",
+    "split_grouped_convolutions",
     "strip_data",
 ]

@@ -43,6 +43,19 @@ class Bottleneck(nn.Module):
         return F.relu(self.expand(self.conv(self.reduce(x))) + self.shortcut(x))
 
 
+class Grouped(nn.Module):
+    """Grouped convolutions with several channels per group, 2-D and strided 3-D (IREE's
+    Vulkan target computes them wrong; shlo splits them per group there)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv2d = nn.Conv2d(4, 8, 3, padding=2, dilation=2, stride=2, groups=2)
+        self.conv3d = nn.Conv3d(4, 8, 3, stride=2, groups=2)
+
+    def forward(self, image, volume):
+        return self.conv2d(image), self.conv3d(volume)
+
+
 class Depthwise(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -203,6 +216,7 @@ ZOO = (
     Example("residual", Residual, lambda: (_seeded(1, 8, 16, 16),)),
     Example("bottleneck", Bottleneck, lambda: (_seeded(1, 16, 15, 15),)),
     Example("depthwise", Depthwise, lambda: (_seeded(1, 8, 16, 16),)),
+    Example("grouped", Grouped, lambda: (_seeded(2, 4, 10, 12), _seeded(1, 4, 7, 7, 7))),
     Example("gru", GRU, lambda: (_seeded(2, 5, 8),)),
     Example("lstm", LSTM, lambda: (_seeded(2, 5, 8),)),
     Example(

@@ -26,9 +26,12 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     the facts the flag rule needs.
 
     f64 is kept when the public functions take or return it; math functions the target lacks
-    in f64 then run in f32, with a warning."""
+    in f64 then run in f32, with a warning.  On Vulkan, grouped convolutions are split into
+    one per group."""
     dynamic = "?" in _interface(module)
     prepared = run_pipeline(module, IREE_PREPARE_DYNAMIC if dynamic else IREE_PREPARE)
+    if target is Target.VULKAN:  # IREE's Vulkan target computes grouped convolutions wrong
+        prepared = run_pipeline(prepared, "builtin.module(shlo-split-grouped-convolutions)")
     facts = module_facts(prepared)
     if facts.interface_f64 and target in _NO_F64_MATH:
         prepared = _f64_math_in_f32(prepared, target)
