@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import rewrite_each
 from shlo.ir.stablehlo import ConvDimensionNumbers, DotDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -173,12 +173,13 @@ def _rewrite(conv: Any, window: list[int], strides: list[int]) -> None:
     conv.erase()
 
 
+def _patchify(conv: Any) -> None:
+    sizes = _patch_sizes(conv)
+    if sizes is not None:
+        _rewrite(conv, *sizes)
+
+
 @register_pass("shlo-patchify-convolutions")
 def patchify_convolutions(module: Any, options: None) -> None:
     """Rewrite each convolution whose windows do not overlap as a reshape and a dot_general."""
-    with module.context:
-        for conv in ops_in(module, "stablehlo.convolution"):
-            sizes = _patch_sizes(conv)
-            if sizes is not None:
-                with ir.InsertionPoint(conv), conv.location:
-                    _rewrite(conv, *sizes)
+    rewrite_each(module, "stablehlo.convolution", _patchify)

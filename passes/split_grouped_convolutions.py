@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import rewrite_each
 from shlo.ir.stablehlo import ConvDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -51,7 +51,10 @@ def _slice(value: Any, dim: int, index: int, parts: int) -> Any:
     ).result
 
 
-def _split(conv: Any, groups: int) -> None:
+def _split(conv: Any) -> None:
+    groups = _groups(conv)
+    if groups == 1:
+        return
     numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
     result_type = ir.RankedTensorType(conv.result.type)
     shape = list(result_type.shape)
@@ -89,9 +92,4 @@ def _split(conv: Any, groups: int) -> None:
 @register_pass("shlo-split-grouped-convolutions")
 def split_grouped_convolutions(module: Any, options: None) -> None:
     """Rewrite each grouped convolution (several channels per group) as one per group."""
-    with module.context:
-        for conv in ops_in(module, "stablehlo.convolution"):
-            groups = _groups(conv)
-            if groups > 1:
-                with ir.InsertionPoint(conv), conv.location:
-                    _split(conv, groups)
+    rewrite_each(module, "stablehlo.convolution", _split)

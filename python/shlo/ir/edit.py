@@ -5,7 +5,7 @@ Walks collect first and return a list, so callers may rewrite or erase what they
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from shlo.ir.stablehlo import ir
@@ -23,6 +23,15 @@ def ops_in(operation: Any, name: str | None = None) -> list[Any]:
 
     operation.operation.walk(visit)
     return found
+
+
+def rewrite_each(module: Any, name: str, rewrite: Callable[[Any], None]) -> None:
+    """Call `rewrite(op)` on each `name` op of `module`, with new ops going in before it and
+    taking its location (the shape of most rewrite passes here)."""
+    with module.context:
+        for op in ops_in(module, name):
+            with ir.InsertionPoint(op), op.location:
+                rewrite(op)
 
 
 def functions(module: Any) -> dict[str, Any]:
