@@ -1,6 +1,7 @@
 """shlo's own Python passes, one module per pass; importing this package registers them."""
 
 from shlo.passes import (
+    accumulate_in_f32,
     annotate_broadcasts,
     check_support,
     f64_math_in_f32,
@@ -15,6 +16,7 @@ from shlo.passes import (
 )
 
 __all__ = [
+    "accumulate_in_f32",
     "annotate_broadcasts",
     "check_support",
     "f64_math_in_f32",

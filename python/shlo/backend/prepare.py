@@ -12,12 +12,15 @@ from shlo.backend.targets import Target
 from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
-IREE_PREPARE = "builtin.module(shlo-narrow-sort-indices, shlo-patchify-convolutions)"
+IREE_PREPARE = (
+    "builtin.module(shlo-narrow-sort-indices, shlo-patchify-convolutions, shlo-accumulate-in-f32)"
+)
 # Dynamic shapes: torch-mlir's shape computations in StableHLO, then the broadcast dims they
 # prove cannot expand, which IREE needs to lower dynamic_broadcast_in_dim.
 IREE_PREPARE_DYNAMIC = (
     "builtin.module(func.func(shape-legalize-to-stablehlo), reconcile-unrealized-casts, "
-    "canonicalize, shlo-annotate-broadcasts, shlo-narrow-sort-indices, shlo-patchify-convolutions)"
+    "canonicalize, shlo-annotate-broadcasts, shlo-narrow-sort-indices, shlo-patchify-convolutions, "
+    "shlo-accumulate-in-f32)"
 )
 
 
