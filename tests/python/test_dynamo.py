@@ -66,7 +66,7 @@ def test_new_shapes_recompile() -> None:
 
 class Spectrum(torch.nn.Module):
     def forward(self, x):
-        return torch.fft.rfft(x).abs()
+        return torch.view_as_real(torch.fft.rfft(x))  # no StableHLO lowering here
 
 
 def test_uncompilable_graph_falls_back_loudly_or_raises() -> None:
