@@ -44,7 +44,7 @@ def _load(source: Source) -> tuple[Any, list[Diagnostic]]:
     context = WORLD.make_context(ContextPolicy(allow_unregistered_dialects=True))
 
     def parse() -> Any:
-        if source.is_bytecode and b"StableHLO" in source.data[:32]:
+        if _is_portable(source):
             try:
                 return deserialize(context, source.data)
             except ValueError:  # the sink holds MLIR's reasons
@@ -58,17 +58,27 @@ def _load(source: Source) -> tuple[Any, list[Diagnostic]]:
     return module, sink.diagnostics + diagnostics
 
 
-def _load_or_raise(source: Source) -> Any:
-    """`_load`, with input that does not load reported as mlir-opt reports it."""
+def _is_portable(source: Source) -> bool:
+    """A portable artifact: VHLO bytecode, whose producer string names StableHLO."""
+    return source.is_bytecode and b"StableHLO" in source.data[:32]
+
+
+def _load_checked(source: Source, verify_diagnostics: bool) -> tuple[Any, list[Diagnostic]]:
+    """`_load`, with its diagnostics kept for --verify-diagnostics; otherwise input that does
+    not load is raised as mlir-opt reports it, and what a load that worked reported (warnings)
+    goes to stderr."""
     from shlo.ir.module import ParseError, report
     from shlo.ir.portable import newer_producer
     from shlo.ir.stablehlo import stablehlo_version
 
     module, diagnostics = _load(source)
-    if module is not None:
-        return module
+    if verify_diagnostics:
+        return module, diagnostics
     reasons = report(diagnostics, source)
-    if source.is_bytecode and b"StableHLO" in source.data[:32]:
+    if module is not None:
+        sys.stderr.write(reasons)
+        return module, []
+    if _is_portable(source):
         reasons += f"{PROG}: {source.name}: failed to deserialize portable artifact"
         producer = newer_producer(d.message for top in diagnostics for d in top.flattened())
         if producer:
@@ -202,10 +212,9 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source, output: B
     from shlo.ir.diagnostics import format_all
 
     try:
-        module, diagnostics = _load(chunk) if args.verify_diagnostics else (None, [])
-        if args.verify_diagnostics and module is None:
+        module, diagnostics = _load_checked(chunk, args.verify_diagnostics)
+        if module is None:  # under --verify-diagnostics, which judges why
             return _verified(chunk, diagnostics)
-        module = module or _load_or_raise(chunk)
         arguments = parse_args_list(args.args, module.context)
         printed, errors = interpret(
             module, arguments, chunk.name, args.probe_output_dir, args.timeout
@@ -255,13 +264,11 @@ def _run(args: argparse.Namespace) -> int:
             if ok or args.output == "-":
                 out.commit()
         return 0 if ok else 1
+    module, diagnostics = _load_checked(source, args.verify_diagnostics)
     if args.verify_diagnostics:
-        module, diagnostics = _load(source)
         verified = _verified(source, diagnostics)
         if module is None or not verified:
             return 0 if verified else 1
-    else:
-        module = _load_or_raise(source)
     if args.strip_debuginfo:
         passmanager.PassManager.parse("builtin.module(strip-debuginfo)", module.context).run(
             module.operation
