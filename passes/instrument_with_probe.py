@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from shlo.ir.edit import ops_in
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -46,15 +47,8 @@ def _holds_numbers(kind: Any) -> bool:
 @register_pass("interpreter-instrument-with-probe", options=ProbeOptions)
 def instrument_with_probe(module: Any, options: ProbeOptions) -> None:
     """Probe every tensor result of every non-constant op, for the interpreter to record."""
-    ops: list[Any] = []
-
-    def collect(op: Any) -> ir.WalkResult:
-        ops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect)  # post-order, as upstream numbers its probes
     number = 0
-    for op in ops:
+    for op in ops_in(module):  # post-order, as upstream numbers its probes
         if op.name == "stablehlo.constant":
             continue
         for result in op.results:
