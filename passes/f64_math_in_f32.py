@@ -5,10 +5,10 @@ floats only: iree-compile fails on any of them in f64 for Vulkan ("'spirv.GL.Exp
 must be 16/32-bit float"), even where the device has f64 arithmetic.  IREE's llvm-cpu target
 has its own gap: f64 sine, cosine, tan, tanh and atan2 become calls into a libm its embedded
 linker does not have ("failed to link executable").  This pass converts the operands of each
-such op (all of `F32_ONLY`, or the `ops` option's) to f32, computes it there and converts the
-result back, so the rest of the program (arithmetic, reductions, matmuls) keeps f64.  The
-results of those functions carry f32's precision (a relative error near 1e-7); drivers warn
-when they apply it.
+such op (all of `F32_ONLY`, or those the `ops` option names, e.g. `LIBM_ONLY`) to f32, computes
+it there and converts the result back, so the rest of the program (arithmetic, reductions,
+matmuls) keeps f64.  The results of those functions carry f32's precision (a relative error
+near 1e-7); drivers warn when they apply it.
 """
 
 from __future__ import annotations
@@ -31,6 +31,14 @@ F32_ONLY = (
     "stablehlo.log_plus_one",
     "stablehlo.logistic",
     "stablehlo.power",
+    "stablehlo.sine",
+    "stablehlo.tan",
+    "stablehlo.tanh",
+)
+# f64 functions IREE's llvm-cpu target turns into libm calls its embedded linker lacks.
+LIBM_ONLY = (
+    "stablehlo.atan2",
+    "stablehlo.cosine",
     "stablehlo.sine",
     "stablehlo.tan",
     "stablehlo.tanh",

@@ -12,16 +12,18 @@ from shlo.backend.targets import Target
 from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
-IREE_PREPARE = (
-    "builtin.module(shlo-narrow-sort-indices, shlo-patchify-convolutions, shlo-accumulate-in-f32)"
+# Rewrites every module gets before iree-compile; modules with dynamic shapes first get
+# torch-mlir's shape computations in StableHLO, then the broadcast dims they prove cannot
+# expand, which IREE needs to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes
+# grouped convolutions wrong, so there they are split per group.
+IREE_PREPARE = ("shlo-narrow-sort-indices", "shlo-patchify-convolutions", "shlo-accumulate-in-f32")
+DYNAMIC_SHAPES = (
+    "func.func(shape-legalize-to-stablehlo)",
+    "reconcile-unrealized-casts",
+    "canonicalize",
+    "shlo-annotate-broadcasts",
 )
-# Dynamic shapes: torch-mlir's shape computations in StableHLO, then the broadcast dims they
-# prove cannot expand, which IREE needs to lower dynamic_broadcast_in_dim.
-IREE_PREPARE_DYNAMIC = (
-    "builtin.module(func.func(shape-legalize-to-stablehlo), reconcile-unrealized-casts, "
-    "canonicalize, shlo-annotate-broadcasts, shlo-narrow-sort-indices, shlo-patchify-convolutions, "
-    "shlo-accumulate-in-f32)"
-)
+VULKAN_ONLY = ("shlo-split-grouped-convolutions",)
 
 
 def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
@@ -31,12 +33,14 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     f64 is kept when the public functions take or return it; math functions the target lacks
     in f64 then run in f32, with a warning.  On Vulkan, grouped convolutions are split into
     one per group."""
-    dynamic = "?" in _interface(module)
-    prepared = run_pipeline(module, IREE_PREPARE_DYNAMIC if dynamic else IREE_PREPARE)
-    if target is Target.VULKAN:  # IREE's Vulkan target computes grouped convolutions wrong
-        prepared = run_pipeline(prepared, "builtin.module(shlo-split-grouped-convolutions)")
+    passes = (
+        *(DYNAMIC_SHAPES if "?" in _interface(module) else ()),
+        *IREE_PREPARE,
+        *(VULKAN_ONLY if target is Target.VULKAN else ()),
+    )
+    prepared = run_pipeline(module, f"builtin.module({', '.join(passes)})")
     facts = module_facts(prepared)
-    if facts.interface_f64 and target in _NO_F64_MATH:
+    if facts.interface_f64:
         prepared = _f64_math_in_f32(prepared, target)
     return prepared, facts
 
@@ -54,27 +58,14 @@ def module_facts(module: IRModule) -> ModuleFacts:
     )
 
 
-# The f64 math functions IREE 3.13 cannot compile per target: SPIR-V has none of them in f64;
-# llvm-cpu calls libm for these five, which its embedded linker lacks.
-_NO_F64_MATH: dict[Target, tuple[str, ...] | None] = {
-    Target.VULKAN: None,  # the pass's default: every function SPIR-V defines for f32 only
-    Target.LLVM_CPU: (
-        "stablehlo.atan2",
-        "stablehlo.cosine",
-        "stablehlo.sine",
-        "stablehlo.tan",
-        "stablehlo.tanh",
-    ),
-}
-
-
 def _f64_math_in_f32(module: IRModule, target: Target) -> IRModule:
-    """Math functions `target` has no f64 code for run in f32, the rest of an f64 program in
-    f64.  Says so, since their results then carry f32's precision."""
-    from shlo.passes.f64_math_in_f32 import F32_ONLY, f64_math
+    """Math functions `target` has no f64 code for (IREE 3.13: SPIR-V has none of them, and
+    llvm-cpu lacks the libm ones) run in f32, the rest of an f64 program in f64.  Says so,
+    since their results then carry f32's precision."""
+    from shlo.passes.f64_math_in_f32 import F32_ONLY, LIBM_ONLY, f64_math
 
-    names = _NO_F64_MATH[target]
-    found = sorted({op.name for op in f64_math(module, names or F32_ONLY)})
+    names = {Target.VULKAN: F32_ONLY, Target.LLVM_CPU: LIBM_ONLY}.get(target, ())
+    found = sorted({op.name for op in f64_math(module, names)})
     if not found:
         return module
     warnings.warn(
@@ -83,8 +74,7 @@ def _f64_math_in_f32(module: IRModule, target: Target) -> IRModule:
         "near 1e-7), the rest in f64",
         stacklevel=4,
     )
-    option = f"{{ops={','.join(names)}}}" if names else ""
-    return run_pipeline(module, f"builtin.module(shlo-f64-math-in-f32{option})")
+    return run_pipeline(module, f"builtin.module(shlo-f64-math-in-f32{{ops={','.join(names)}}})")
 
 
 def _types_used(module: IRModule) -> tuple[bool, bool, bool]:
