@@ -4,7 +4,8 @@ A Python number the model takes (`shlo.frontend.numbers`) reaches torch-mlir as 
 0-d tensor, which it lowers to `tensor.extract`, scalar `arith` ops and `tensor.from_elements`;
 constants may come out as `arith.constant` of a tensor type.  Neither the StableHLO interpreter
 nor portable artifacts accept those dialects, so each becomes the StableHLO op computing the
-same value on 0-d tensors.  A chain that holds an op with no StableHLO twin is left as it is.
+same value on 0-d tensors (a float comparison with Python's answer on NaN).  A chain that
+holds an op with no StableHLO twin is left as it is.
 """
 
 from __future__ import annotations
@@ -31,6 +32,26 @@ _BINARY = {
     "arith.minimumf": "stablehlo.minimum",
 }
 _UNARY = {"arith.negf": "stablehlo.negate"}
+# arith's predicate numbers -> (direction, compare type)
+_CMPI = dict(enumerate(
+    [("EQ", "SIGNED"), ("NE", "SIGNED"), ("LT", "SIGNED"), ("LE", "SIGNED"), ("GT", "SIGNED"),
+     ("GE", "SIGNED"), ("LT", "UNSIGNED"), ("LE", "UNSIGNED"), ("GT", "UNSIGNED"),
+     ("GE", "UNSIGNED")]
+))  # fmt: skip
+# oeq ogt oge olt ole, ugt uge ult ule, une: torch-mlir gives Python's `>` as `ugt`, but Python
+# (and so eager) answers False on NaN, as StableHLO's GT does
+_CMPF = {
+    1: "EQ",
+    2: "GT",
+    3: "GE",
+    4: "LT",
+    5: "LE",
+    9: "GT",
+    10: "GE",
+    11: "LT",
+    12: "LE",
+    13: "NE",
+}
 
 
 def _scalar_tensor(scalar_type: Any) -> Any:
@@ -51,11 +72,30 @@ def _as_tensor(op: Any, tensors: dict[Any, Any]) -> Any | None:
     if name == "arith.constant" and not isinstance(result.type, ir.RankedTensorType):
         value = ir.DenseElementsAttr.get_splat(_scalar_tensor(result.type), op.attributes["value"])
         return _create("stablehlo.constant", value.type, [], {"value": value})
+    if name in ("arith.cmpi", "arith.cmpf"):
+        return _compare(op, tensors)
     target = "stablehlo.convert" if name in _CONVERSIONS else _BINARY.get(name, _UNARY.get(name))
     operands = [tensors.get(operand) for operand in op.operands]
     if target is None or any(operand is None for operand in operands):
         return None
     return _create(target, _scalar_tensor(result.type), operands)
+
+
+def _compare(op: Any, tensors: dict[Any, Any]) -> Any | None:
+    predicate = ir.IntegerAttr(op.attributes["predicate"]).value
+    if op.name == "arith.cmpi":
+        direction, kind = _CMPI.get(predicate, (None, None))
+    else:
+        direction, kind = _CMPF.get(predicate), "FLOAT"
+    operands = [tensors.get(operand) for operand in op.operands]
+    if direction is None or any(operand is None for operand in operands):
+        return None
+    attributes = {
+        "comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
+        "compare_type": ir.Attribute.parse(f"#stablehlo<comparison_type {kind}>"),
+    }
+    result = _scalar_tensor(ir.IntegerType.get_signless(1))
+    return _create("stablehlo.compare", result, operands, attributes)
 
 
 def _rewrite_block(block: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import io
 import re
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr
@@ -25,7 +26,10 @@ from torch.export.graph_signature import (
     OutputKind,
     OutputSpec,
 )
-from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+from torch.fx.experimental.symbolic_shapes import (
+    GuardOnDataDependentSymNode,
+    free_unbacked_symbols,
+)
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
@@ -42,6 +46,7 @@ from shlo.frontend.fx_importer import (
     export_and_import,
     get_decomposition_table,
 )
+from shlo.frontend.lowerings import MISSING_LOWERINGS, write_out_before_decomposing
 from shlo.frontend.numbers import (
     NumbersAsTensors,
     as_arrays,
@@ -60,6 +65,7 @@ OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
 _ILLEGAL_OP = re.compile(
     r"failed to legalize operation '([^']+)'(?:[^\n]*?torch\.operator[^\n]*?name = \"([\w.]+)\")?"
 )
+_UNCONVERTED_PREFIXES = ("torch.aten.", "torch.prims.", "torch.prim.Loop", "torch.runtime.")
 _FILE_LINE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)')
 
 
@@ -179,17 +185,35 @@ def export(
     model: torch.nn.Module, args: tuple, kwargs: dict | None = None, dynamic_shapes: Any = None
 ) -> torch.export.ExportedProgram:
     """torch.export with the fixes shlo applies; a trace failure becomes a FrontendError."""
+    failure: Exception | None = None
     with _persistent_buffers(model), warnings.catch_warnings():
         # torch 2.13 deprecates its own pytree LeafSpec check inside torch.export
         warnings.filterwarnings("ignore", "`isinstance\\(treespec, LeafSpec\\)`", FutureWarning)
-        try:
-            return torch.export.export(
-                model, tuple(args), kwargs or {}, dynamic_shapes=dynamic_shapes, strict=False
-            )
-        except Exception as error:  # torch raises many kinds; all mean "cannot trace"
-            raise FrontendError(
-                _first_lines(f"torch.export failed: {type(error).__name__}: {error}")
-            ) from None
+        # torch logs the partial graph of a failure, which the error below replaces
+        with capture_native_stderr() as printed:
+            try:
+                program = torch.export.export(
+                    model, tuple(args), kwargs or {}, dynamic_shapes=dynamic_shapes, strict=False
+                )
+            except Exception as error:  # torch raises many kinds; all mean "cannot trace"
+                failure = error
+        if failure is None:
+            sys.stderr.write(printed[0])  # what torch warned about a trace that worked
+            return program
+        if "GuardOnDataDependentSymNode" in str(failure) or isinstance(
+            failure, GuardOnDataDependentSymNode
+        ):
+            # `int(t)`, `float(t)`, `bool(t)` must return a real Python number when the
+            # model runs in Python; TorchDynamo traces them as `item()` instead
+            try:
+                return torch.export.export(
+                    model, tuple(args), kwargs or {}, dynamic_shapes=dynamic_shapes, strict=True
+                )
+            except Exception:  # noqa: BLE001 (the first failure is the one to report)
+                pass
+        raise FrontendError(
+            _first_lines(f"torch.export failed: {type(failure).__name__}: {failure}")
+        ) from None
 
 
 def import_model(
@@ -271,9 +295,10 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
     args, kwargs = pytree.tree_unflatten(leaves, in_spec)
     program = export(model, args, kwargs, how.dynamic_shapes)
     failure = None
-    decompositions = {**get_decomposition_table(), **DECOMPOSITIONS}
+    decompositions = {**get_decomposition_table(), **MISSING_LOWERINGS, **DECOMPOSITIONS}
     with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
         try:
+            write_out_before_decomposing(program)
             program = program.run_decompositions(decompositions)
             refuse_complex_to_real(program.graph)
             state = _state_as_inputs(program, model, how.all_state)
@@ -295,6 +320,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
         raise FrontendError(str(failure)) from None
     if failure is not None:
         unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
+        unknown |= _unconverted_ops(program)
         if dependent := _data_dependent_shapes(program):
             raise FrontendError(
                 "the shape of a result depends on the input values, which StableHLO's shapes "
@@ -422,6 +448,26 @@ def _unknown_ops(program: torch.export.ExportedProgram) -> set:
     }
 
 
+def _unconverted_ops(program: torch.export.ExportedProgram) -> set:
+    """(op, site) for every torch op that torch-mlir's conversion to StableHLO leaves behind.
+
+    The lowering reports only the first illegal op in program order, which is often a
+    `torch.constant.int` feeding the op that really failed; converting the backend IR on its
+    own shows every op that stayed."""
+    try:
+        module = export_and_import(program, output_type="torch", decomposition_table={})
+        WORLD.passmanager.PassManager.parse(
+            "builtin.module(func.func(convert-torch-to-stablehlo))", module.context
+        ).run(module.operation)
+    except Exception:  # noqa: BLE001 (this only adds detail to an error being reported)
+        return set()
+    return {
+        (op.name, _site(str(op.location)))
+        for op in ops_in(module)
+        if op.name.startswith(_UNCONVERTED_PREFIXES)
+    }
+
+
 def _data_dependent_shapes(program: torch.export.ExportedProgram) -> list[str]:
     """`  op (at file:line)` for each op whose result's shape comes from input values (an
     unbacked size, as bincount, nonzero or unique make), none of its inputs having one."""
@@ -452,7 +498,9 @@ def _lowering_failure(printed: str, error: Exception, unknown: set) -> str:
     for line in printed.splitlines():
         if (op := _ILLEGAL_OP.search(line)) is None:
             continue
-        found.add((op.group(2) or op.group(1), _site(line[: op.start()])))
+        name = op.group(2) or op.group(1)
+        if not (unknown and name.startswith("torch.constant.")):  # a user of it is named
+            found.add((name, _site(line[: op.start()])))
     if not found:
         return _first_lines(f"torch-mlir import failed: {error}")
     lines = [f"  {op} (at {where})" for op, where in sorted(found)]

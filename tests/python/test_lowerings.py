@@ -1,0 +1,117 @@
+"""Ops torch-mlir has no StableHLO lowering for compile through shlo's own decompositions and
+give eager's numbers; Python numbers taken from tensors (`int(t)`) stay runtime values; an op
+that still cannot lower is named, not the constant that happens to precede it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import torch
+
+from shlo.api import compile_torch
+from shlo.frontend.torch_import import FrontendError, import_model
+
+aten = torch.ops.aten
+
+
+class Apply(torch.nn.Module):
+    def __init__(self, fn: Callable[..., object]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args: torch.Tensor) -> object:
+        return self.fn(*args)
+
+
+def _rand(*shape: int) -> torch.Tensor:
+    return torch.rand(*shape) * 4 - 2
+
+
+CASES = {
+    "trace": (torch.trace, lambda: (_rand(4, 5),)),
+    "diagonal_offsets": (
+        lambda x: (torch.diagonal(x, 1, 1, 2), torch.diagonal(x, -2, 0, 2), torch.diag(x[0])),
+        lambda: (_rand(3, 4, 5),),
+    ),
+    "cumprod_with_zeros": (
+        lambda x: torch.cumprod(torch.where(x.abs() < 0.3, 0.0, x), 1),
+        lambda: (_rand(3, 7),),
+    ),
+    "kthvalue": (
+        lambda x: (aten.kthvalue(x, 3, 1), aten.kthvalue(x, 2, -1, True)),
+        lambda: (torch.randperm(60).reshape(3, 5, 4).float(),),
+    ),
+    "isclose": (
+        lambda a, b: (torch.isclose(a, b), torch.isclose(a, b, rtol=0.1, equal_nan=True)),
+        lambda: (
+            torch.tensor([1.0, float("inf"), float("nan"), 2.0, -float("inf"), 1e-9]),
+            torch.tensor([1.05, float("inf"), float("nan"), 2.5, float("inf"), 0.0]),
+        ),
+    ),
+    "upsample_nearest_scales": (
+        lambda x: aten.upsample_nearest2d(x, [6, 10], 2.3, 4.7),
+        lambda: (_rand(2, 3, 2, 2),),
+    ),
+    "upsample_nearest_backward": (
+        lambda g: aten.upsample_nearest2d_backward(g, [7, 9], [1, 2, 3, 4], None, None),
+        lambda: (_rand(1, 2, 7, 9),),
+    ),
+    "unfold": (lambda x: (x.unfold(1, 3, 2), x[0, 0].unfold(0, 1, 1)), lambda: (_rand(2, 9),)),
+    "shifts_of_int8": (
+        lambda x: (x >> 2, x << 1),
+        lambda: (torch.randint(-128, 127, (4, 5), dtype=torch.int8),),
+    ),
+    "norm_p3": (lambda x: aten.norm(x, 3.0), lambda: (_rand(3, 4),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_missing_lowering_matches_eager(name: str) -> None:
+    fn, make = CASES[name]
+    model = Apply(fn)
+    compiled = compile_torch(model, make())
+    inputs = make()  # fresh values: nothing may be frozen from the example inputs
+    want = model(*inputs)
+    got = compiled(*inputs)
+    for got_leaf, want_leaf in zip(
+        torch.utils._pytree.tree_leaves(got), torch.utils._pytree.tree_leaves(want), strict=True
+    ):
+        assert got_leaf.dtype == want_leaf.dtype and got_leaf.shape == want_leaf.shape
+        torch.testing.assert_close(got_leaf, want_leaf, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    ("fn", "kind", "dtype"),
+    [
+        (lambda a, b: int(a) + int(b), int, torch.int64),
+        (lambda a, b: int(a) == int(b), bool, torch.int64),
+        (lambda a, b: float(a) * float(b), float, torch.float64),
+        (lambda a, b: float(a) > float(b), bool, torch.float64),
+    ],
+)
+def test_numbers_taken_from_tensors_follow_each_call(
+    fn: Callable, kind: type, dtype: torch.dtype
+) -> None:
+    compiled = compile_torch(
+        Apply(fn), (torch.tensor(3, dtype=dtype), torch.tensor(4, dtype=dtype))
+    )
+    pairs = [(3, 4), (7, 7), (-5, 2)] + ([(float("nan"), 1.0)] if dtype.is_floating_point else [])
+    for a, b in pairs:
+        inputs = (torch.tensor(a, dtype=dtype), torch.tensor(b, dtype=dtype))
+        got, want = compiled(*inputs), fn(*inputs)
+        assert type(got) is kind and (got == want or (got != got and want != want))
+
+
+def test_an_op_that_cannot_lower_is_named_not_its_constants() -> None:
+    def backward(grad: torch.Tensor, x: torch.Tensor, w: torch.Tensor) -> object:
+        return aten.convolution_backward(
+            grad, x, w, [2], [1, 1], [1, 1], [2, 2], False, [0, 0], 1, [True, True, True]
+        )
+
+    args = (torch.rand(1, 2, 6, 6), torch.rand(1, 4, 8, 8), torch.rand(2, 4, 3, 3))
+    with pytest.raises(FrontendError) as raised:
+        import_model(Apply(backward), args)
+    message = str(raised.value)
+    assert "torch.aten.convolution_backward (at " in message and "test_lowerings.py:" in message
+    assert "torch.constant" not in message
