@@ -171,7 +171,7 @@ TARGETS: dict[str, Callable[[Any], list[Problem]]] = {
 }
 
 
-@register_pass("shlo-check-support", options=CheckSupportOptions)
+@register_pass("shlo-check-support", options=CheckSupportOptions, checks=True)
 def check_support(module: Any, options: CheckSupportOptions) -> None:
     """Report every op, attribute or element type the target consumer cannot take."""
     if options.target not in TARGETS:

@@ -72,7 +72,7 @@ def _problems(module: Any, static: bool) -> list[tuple[Any, str]]:
     return problems
 
 
-@register_pass("shlo-verify-flat", options=VerifyFlatOptions)
+@register_pass("shlo-verify-flat", options=VerifyFlatOptions, checks=True)
 def verify_flat(module: Any, options: VerifyFlatOptions) -> None:
     """Fail unless the module is one public function with no calls (the flatten postcondition)."""
     if options.profile not in PROFILES:

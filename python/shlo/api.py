@@ -14,7 +14,8 @@ from shlo.backend.compile import Compiled, compile_module
 from shlo.backend.targets import DEVICES, HOST_DEVICES, CompileError, Target
 from shlo.errors import ShloError
 from shlo.frontend.torch_import import FrontendError, Imported, import_model
-from shlo.ir.module import IRModule, PrintOptions
+from shlo.ir.load import load
+from shlo.ir.module import IRModule, ParseError, PrintOptions
 from shlo.pipeline.run import FLATTEN, PipelineRunError, flatten, run_pipeline
 from shlo.runtime.compile_torch import compile_torch
 from shlo.runtime.compiled_model import CompiledModel
@@ -34,6 +35,7 @@ __all__ = [
     "IRModule",
     "Imported",
     "LoadedModule",
+    "ParseError",
     "PipelineRunError",
     "PrintOptions",
     "RunError",
@@ -45,6 +47,7 @@ __all__ = [
     "compile_torch",
     "flatten",
     "import_model",
+    "load",
     "on_faster_host_device",
     "run_pipeline",
 ]

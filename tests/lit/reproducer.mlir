@@ -12,6 +12,18 @@
 // REPRO-NEXT: pipeline: "builtin.module(canonicalize, shlo-verify-flat)",
 // AGAIN: error: not flat: expected one public function, found 2
 
+// Without a path, reproducers go to reproducers/ in the cache folder, newest 20 kept; a pipeline
+// of checks only (its failure is its answer) and --no-reproducer write none.
+// RUN: rm -rf %t.cache
+// RUN: env SHLO_CACHE_DIR=%t.cache not shlo-opt %s --canonicalize --shlo-verify-flat 2>&1 | filecheck %s --check-prefix=CACHED
+// RUN: env SHLO_CACHE_DIR=%t.cache not shlo-opt %s --shlo-verify-flat 2>&1 | filecheck %s --check-prefix=NONE
+// RUN: env SHLO_CACHE_DIR=%t.cache not shlo-opt %s --canonicalize --shlo-verify-flat --no-reproducer 2>&1 | filecheck %s --check-prefix=NONE
+// RUN: ls %t.cache/reproducers | wc -l | filecheck %s --check-prefix=ONE-FILE
+// CACHED: reproducer: {{.*}}.cache/reproducers/shlo-repro-{{.*}}.mlir
+// NONE: error: not flat: expected one public function, found 2
+// NONE-NOT: reproducer:
+// ONE-FILE: {{^ *}}1{{$}}
+
 // A file that is not a reproducer says so.
 // RUN: not shlo-opt --run-reproducer %s 2>&1 | filecheck %s --check-prefix=NOT-REPRO
 // NOT-REPRO: shlo-opt: {{.*}}reproducer.mlir: no mlir_reproducer pipeline in this file (--run-reproducer)

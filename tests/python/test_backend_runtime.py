@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from shlo.api import compile_module, flatten
+from shlo.backend import cache
 from shlo.backend.targets import CompileError, Target, cuda_arch
 from shlo.frontend.torch_import import FrontendError, import_model
 from shlo.runtime.errors import RunError
@@ -160,3 +164,16 @@ def test_every_unknown_op_is_named_with_its_source_line() -> None:
         "torch.aten.special_bessel_j1",
     ]
     assert all("test_backend_runtime.py:" in line for line in lines[1:])
+
+
+def test_disk_cache_keeps_the_most_recently_used_within_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHLO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("SHLO_CACHE_MAX_MB", str(3.5 / 1024))  # room for three 1 KiB entries
+    for index, name in enumerate(["a", "b", "c"]):
+        cache.store(name, bytes(1024))
+        os.utime(tmp_path / f"{name}.vmfb", (index, index))  # stored in this order
+    assert cache.lookup("a") == bytes(1024)  # a hit makes "a" the most recently used
+    cache.store("d", bytes(1024))
+    assert sorted(p.stem for p in tmp_path.glob("*.vmfb")) == ["a", "c", "d"]

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from shlo.tools.cli import main, parse_tensor
-
-
-def test_parse_tensor_syntax(tmp_path: Path) -> None:
-    assert parse_tensor("2x3xf32=1,2,3,4,5,6").tolist() == [[1, 2, 3], [4, 5, 6]]
-    assert parse_tensor("4xi64=7").tolist() == [7, 7, 7, 7]
-    assert parse_tensor("2x2xf16").dtype == np.float16
-    np.save(tmp_path / "x.npy", np.arange(3))
-    assert parse_tensor(f"@{tmp_path / 'x.npy'}").tolist() == [0, 1, 2]
+from shlo.tools.cli import main
 
 
 def test_import_compile_run_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -27,7 +22,7 @@ def test_import_compile_run_round_trip(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["compile", str(mlir), "--target", "llvm-cpu", "-o", str(vmfb)]) == 0
     assert "compiled with: iree-compile" in capsys.readouterr().err
     assert main(["run", str(vmfb), "--input=2x64xf32=0.5", f"--output=@{out}"]) == 0
-    assert capsys.readouterr().out.startswith("result[0]: 2x10xfloat32")
+    assert capsys.readouterr().out.startswith("result[0]: hal.buffer_view\n2x10xf32=[")
     np.save(tmp_path / "ref.npy", np.load(out))
     assert (
         main(
@@ -66,3 +61,21 @@ def test_errors_are_one_line(
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("shlo: ") and message in err and "Traceback" not in err
+
+
+def test_keep_temps_keeps_what_iree_compile_got_and_the_command_reruns_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mlir, vmfb, kept = tmp_path / "m.mlir", tmp_path / "m.vmfb", tmp_path / "kept"
+    mlir.write_text(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = stablehlo.multiply %x, %x : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
+    )
+    assert main(["compile", str(mlir), "-o", str(vmfb), "--keep-temps", str(kept)]) == 0
+    command = capsys.readouterr().err.split("compiled with: ", 1)[1].strip()
+    assert command.startswith(f"cd {kept} && iree-compile module.mlirbc ")
+    assert (kept / "module.mlirbc").is_file()
+    (kept / "module.vmfb").unlink()
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"
+    subprocess.run(["bash", "-c", command], check=True, env={**os.environ, "PATH": path})
+    assert (kept / "module.vmfb").read_bytes() == vmfb.read_bytes()

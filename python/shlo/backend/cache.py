@@ -4,12 +4,14 @@ A `torch.compile` graph or a model compiled again (in this process or the next) 
 iree-compile.  The key is a SHA-256 of the module's bytecode, the iree-compile flags, the
 compiler's version and, for `target-cpu=host`, the host CPU; any change compiles anew.
 Location: `shlo.settings.cache_dir()`; entries are written atomically (a crash never leaves a
-truncated `.vmfb` behind).
+truncated `.vmfb` behind).  The folder holds at most `$SHLO_CACHE_MAX_MB` megabytes (default
+`MAX_MEGABYTES`) of `.vmfb`s: the least recently used go first.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from shlo.ir.output import OutputError, atomic_path
 from shlo.settings import cache_dir
 
 _IN_MEMORY = 16  # entries
+MAX_MEGABYTES = 1024
 
 
 @dataclass
@@ -62,15 +65,18 @@ def key(module_bytecode: bytes, flags: list[str]) -> str:
 
 
 def lookup(entry: str) -> bytes | None:
+    path = directory() / f"{entry}.vmfb"
     if entry in _memory:
         _memory.move_to_end(entry)
         STATS.memory_hits += 1
+        _touch(path)
         return _memory[entry]
     try:
-        vmfb = (directory() / f"{entry}.vmfb").read_bytes()
+        vmfb = path.read_bytes()
     except OSError:
         STATS.misses += 1
         return None
+    _touch(path)
     STATS.disk_hits += 1
     _remember(entry, vmfb)
     return vmfb
@@ -84,8 +90,40 @@ def store(entry: str, vmfb: bytes) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         with atomic_path(folder / f"{entry}.vmfb") as scratch:
             scratch.write_bytes(vmfb)
+        _shrink(folder, max_bytes())
     except (OSError, OutputError):
         return
+
+
+def _touch(path: Path) -> None:
+    """Mark as used now: the last entry to go when the folder is over its size."""
+    try:
+        os.utime(path)
+    except OSError:
+        return
+
+
+def max_bytes() -> int:
+    try:
+        return int(float(os.environ.get("SHLO_CACHE_MAX_MB", MAX_MEGABYTES)) * 2**20)
+    except ValueError:
+        return MAX_MEGABYTES * 2**20
+
+
+def _shrink(folder: Path, limit: int) -> None:
+    """Remove the least recently used entries until the rest fit in `limit` bytes."""
+    entries = []
+    for path in folder.glob("*.vmfb"):
+        try:
+            status = path.stat()
+        except OSError:  # another process removed it
+            continue
+        entries.append((status.st_mtime, status.st_size, path))
+    total = 0
+    for _, size, path in sorted(entries, key=lambda entry: entry[0], reverse=True):
+        total += size
+        if total > limit:
+            path.unlink(missing_ok=True)
 
 
 def _remember(entry: str, vmfb: bytes) -> None:

@@ -10,7 +10,7 @@ import functools
 import shlex
 import tempfile
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +50,10 @@ class Compiled:
     def command_line(self) -> str:
         return " && ".join(shlex.join(command) for command in self.commands)
 
+    def __repr__(self) -> str:  # the .vmfb itself is megabytes of bytes literal
+        cached = ", cached" if self.cached else ""
+        return f"<Compiled for {self.target.value}: {len(self.vmfb):,}-byte .vmfb{cached}>"
+
 
 def compile_module(
     module: IRModule,
@@ -60,9 +64,11 @@ def compile_module(
     use_cache: bool = False,
     parameters: str | Path | None = None,
     weights: dict[str, torch.Tensor] | None = None,
+    keep_temps: str | Path | None = None,
 ) -> Compiled:
     """Compile to a `.vmfb`; `module` itself is left as it was.  `use_cache` reuses an
-    identical earlier compile (shlo.backend.cache: in memory, then on disk).
+    identical earlier compile (shlo.backend.cache: in memory, then on disk).  `keep_temps`:
+    compile in that folder and leave its files there (`compile_bytecode`).
 
     `parameters` keeps the weights in that .irpa archive, not the .vmfb: with `weights` (from
     `import_model(..., weights="external")`, @main's leading arguments) the archive is written
@@ -88,6 +94,7 @@ def compile_module(
             flags,
             parameters=parameters,
             write_weights=functools.partial(write_archive, weights),
+            keep_temps=keep_temps,
         )
     identity = run_pipeline(prepared, "builtin.module(strip-debuginfo)") if use_cache else None
     return compile_bytecode(
@@ -96,6 +103,7 @@ def compile_module(
         flags,
         cache_as=identity.to_bytecode() if identity else None,
         parameters=parameters,
+        keep_temps=keep_temps,
     )
 
 
@@ -163,6 +171,17 @@ def _encode_steps(flags: list[str], archive: str, encoded: str) -> list[list[str
     ]
 
 
+def _scratch(kept: Path | None) -> AbstractContextManager[str]:
+    """The folder a compile runs in: `kept`, which stays, or a temporary one."""
+    if kept is None:
+        return tempfile.TemporaryDirectory(prefix="shlo-compile-")
+    try:
+        kept.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CompileError(f"cannot keep temporary files in {kept}: {error.strerror}") from None
+    return nullcontext(str(kept))
+
+
 def compile_bytecode(
     module_bytecode: bytes,
     target: Target | str,
@@ -172,6 +191,7 @@ def compile_bytecode(
     cache_as: bytes | None = None,
     parameters: str | Path | None = None,
     write_weights: Callable[[Path], None] | None = None,
+    keep_temps: str | Path | None = None,
 ) -> Compiled:
     """Compile StableHLO (bytecode or text) for `target` with iree-compile and `flags` (by
     default the target's own, from `shlo.backend.flags`).
@@ -187,20 +207,27 @@ def compile_bytecode(
     `write_weights`: the module already reads its weights from parameters and this writes
     their archive to the path it is given.  Archives are written beside their destination and
     renamed into place when all went well.
+
+    `keep_temps`: compile in that folder (made if missing; never from the cache) and leave the
+    exact input iree-compile got there, with what it wrote; the recorded commands start with
+    `cd` to it, so `command_line()` reruns them as they ran.
     """
     target = Target.get(target)
     flags = list(iree_compile_flags(target) if flags is None else flags)
     destination = Path(parameters).resolve() if parameters is not None else None
     export = destination is not None and write_weights is None
     packed = encoded_archive(destination) if destination and encodes_parameters(target) else None
-    shown = _steps(source_name, flags, destination and destination.name, export, packed is not None)
+    kept = Path(keep_temps).resolve() if keep_temps is not None else None
+    named = destination and (str(destination) if kept else destination.name)
+    shown = _steps(source_name, flags, named, export, packed is not None)
     if packed:
-        shown += _encode_steps(flags, destination.name, packed.name)
+        shown += _encode_steps(flags, named, str(packed) if kept else packed.name)
+    if kept:
+        shown.insert(0, ["cd", str(kept)])
     entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
-    if entry and (vmfb := cache.lookup(entry)) is not None:
+    if entry and not kept and (vmfb := cache.lookup(entry)) is not None:
         return Compiled(vmfb, target, tuple(map(tuple, shown)), cached=True)
-    folder = tempfile.TemporaryDirectory(prefix="shlo-compile-")
-    with folder as scratch, ExitStack() as outputs:
+    with _scratch(kept) as scratch, ExitStack() as outputs:
         archive = outputs.enter_context(atomic_path(destination)) if destination else None
         (Path(scratch) / f"{source_name}.mlirbc").write_bytes(module_bytecode)
         if write_weights is not None:

@@ -93,6 +93,15 @@ class IRModule:
         self.write(buffer, options)
         return buffer.getvalue().decode()
 
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        ops = [op.operation for op in self.operation.regions[0].blocks[0].operations]
+        names = [f"@{self.world.ir.StringAttr(op.attributes['sym_name']).value}" for op in ops
+                 if "sym_name" in op.attributes]  # fmt: skip
+        return f"<IRModule ({self.world.name} world): {', '.join(names) or 'no symbols'}>"
+
 
 def constant_value(op: Any) -> Any | None:
     """An op's `value` attribute, or None when it has none or the bindings cannot hand it over.

@@ -37,7 +37,9 @@ class PythonPass:
     """A registered Python pass: its name, what it is for, its run function and options type.
 
     A pass made with `register_pipeline` has `expands_to` instead: it stands for a pipeline of
-    other passes (any world's), as MLIR's registered pass pipelines do.
+    other passes (any world's), as MLIR's registered pass pipelines do.  A pass that `checks`
+    fails as its answer (the input lacks what it checks for), so its failure leaves no
+    reproducer behind.
     """
 
     name: str
@@ -45,6 +47,7 @@ class PythonPass:
     run: Callable[[Any, Any], None]
     options_type: type | None = None
     expands_to: Callable[[Any], str] | None = None
+    checks: bool = False
 
     def option_help(self) -> list[tuple[str, str, str]]:
         """(option name, type name, description) for each option, for --list-passes."""
@@ -129,13 +132,18 @@ REGISTRY: dict[str, PythonPass] = {}
 
 
 def _register(
-    name: str, fn: Callable, options: type | None, description: str | None, pipeline: bool
+    name: str,
+    fn: Callable,
+    options: type | None,
+    description: str | None,
+    pipeline: bool,
+    checks: bool = False,
 ) -> PythonPass:
     if name in REGISTRY:
         raise ValueError(f"a Python pass named '{name}' is already registered")
     summary = description or (fn.__doc__ or "").strip().split("\n")[0]
     registered = PythonPass(
-        name, summary, _expanded_only if pipeline else fn, options, fn if pipeline else None
+        name, summary, _expanded_only if pipeline else fn, options, fn if pipeline else None, checks
     )
     REGISTRY[name] = registered
     return registered
@@ -146,10 +154,10 @@ def _expanded_only(operation: Any, options: Any) -> None:
 
 
 def register_pass(
-    name: str, *, options: type | None = None, description: str | None = None
+    name: str, *, options: type | None = None, description: str | None = None, checks: bool = False
 ) -> Callable[[Callable[[Any, Any], None]], PythonPass]:
     """Decorator: register `fn(module_op, options)` as the Python pass `name`."""
-    return lambda fn: _register(name, fn, options, description, pipeline=False)
+    return lambda fn: _register(name, fn, options, description, pipeline=False, checks=checks)
 
 
 def register_pipeline(

@@ -2,8 +2,9 @@
 
 The file is MLIR's own reproducer format (the IR, with the pipeline in an `mlir_reproducer`
 external resource), so `shlo-opt --run-reproducer`, `mlir-opt --run-reproducer` and a plain
-`shlo-opt FILE --pass-pipeline=...` all rerun it.  Without a path it goes to a unique temporary
-file, so that concurrent runs never overwrite each other's reproducer.
+`shlo-opt FILE --pass-pipeline=...` all rerun it.  Without a path it goes to a new file in
+`reproducers/` under the cache folder (`shlo.settings.cache_dir()`), so that concurrent runs
+never overwrite each other's; only the newest `KEEP` stay there.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ import json
 import re
 import shlex
 import tempfile
+from pathlib import Path
 
 from shlo.errors import UsageError
 from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.output import AtomicOutput
+from shlo.settings import cache_dir
 
 # Constants above this many elements are elided: the reproducer stays small and still parses.
 ELIDE_ABOVE = 16
+KEEP = 20  # reproducers kept in the cache folder, newest first
 _IN_REPRODUCER = r"mlir_reproducer\s*:\s*\{[^}]*?"  # an entry of the mlir_reproducer resource
 _PIPELINE = re.compile(_IN_REPRODUCER + r'pipeline\s*:\s*("(?:[^"\\]|\\.)*")', re.S)
 _THREADING_OFF = re.compile(_IN_REPRODUCER + r"disable_threading\s*:\s*true", re.S)
@@ -29,8 +33,7 @@ def write_repro(
 ) -> tuple[str, str]:
     """Write the reproducer; returns its path and the shlo-opt command that reruns it."""
     if path is None:
-        with tempfile.NamedTemporaryFile(prefix="shlo-repro-", suffix=".mlir", delete=False) as f:
-            path = f.name
+        path = _new_file()
     command = shlex.join(["shlo-opt", path, f"--pass-pipeline={pipeline}", *extra_flags])
     text = module.text(PrintOptions(debug_info=True, elide_elements_above=ELIDE_ABOVE)).rstrip()
     reproducer = (
@@ -50,6 +53,29 @@ def write_repro(
         out.stream.write((header + text + "\n").encode())
         out.commit()
     return path, command
+
+
+def reproducer_dir() -> Path:
+    return Path(cache_dir()) / "reproducers"
+
+
+def _new_file() -> str:
+    """A fresh file in the reproducer folder (the system's temporary folder if that cannot be
+    written), the oldest beyond `KEEP` removed."""
+    folder = reproducer_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.gettempdir())
+    with tempfile.NamedTemporaryFile(
+        prefix="shlo-repro-", suffix=".mlir", dir=folder, delete=False
+    ) as scratch:
+        path = scratch.name
+    if folder == reproducer_dir():
+        older = sorted(folder.glob("shlo-repro-*.mlir"), key=lambda p: p.stat().st_mtime)
+        for stale in older[: max(len(older) - KEEP, 0)]:
+            stale.unlink(missing_ok=True)
+    return path
 
 
 def read_reproducer(text: str, name: str) -> tuple[str, bool]:

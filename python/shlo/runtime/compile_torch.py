@@ -31,10 +31,13 @@ def compile_torch(
     cuda: str | None = None,
     use_cache: bool = False,
     parameters: str | Path | None = None,
+    keep_temps: str | Path | None = None,
 ) -> CompiledModel:
     """Import, flatten, compile and load `model` on example inputs; returns a callable.
     `parameters`: the weights go to that .irpa archive, never entering the IR.  `device`: by
-    default the target's; for llvm-cpu the faster of local-task and local-sync on `args`."""
+    default the target's; for llvm-cpu the faster of local-task and local-sync on `args`.
+    `keep_temps`: a folder that keeps iree-compile's exact input and outputs, which
+    `compiled.compiled.command_line()` names."""
     weights = "external" if parameters is not None else "inline"
     imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes, weights=weights)
     imported.module = flatten(imported.module)
@@ -46,6 +49,7 @@ def compile_torch(
         use_cache=use_cache,
         parameters=parameters,
         weights=imported.weights,
+        keep_temps=keep_temps,
     )
     loaded = LoadedModule(compiled.vmfb, device or target.default_device, parameters)
     chosen = CompiledModel(imported, compiled, loaded)

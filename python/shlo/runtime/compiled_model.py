@@ -27,6 +27,12 @@ class CompiledModel:
     def __post_init__(self) -> None:
         self._invoke = self.loaded.invoker(self.imported.function)
 
+    def __repr__(self) -> str:
+        return (
+            f"<CompiledModel @{self.imported.function} for {self.compiled.target.value} "
+            f"on {self.loaded.device_name}>"
+        )
+
     def on_device(self, device: str, parameters: Any = None) -> CompiledModel:
         """The same compiled module loaded on another device."""
         loaded = LoadedModule(self.compiled.vmfb, device, parameters)

@@ -6,13 +6,13 @@
     shlo bench model.vmfb --input=@x.npy --runs 50
     shlo demo
 
-Inputs use iree-run-module's syntax: `SHAPExTYPE=v1,v2,...`, `SHAPExTYPE` (zeros) or `@file.npy`.
+Values use iree-run-module's syntax (`shlo.runtime.value_syntax`): `2x2xf32=[1 2][3 4]`,
+`SHAPExTYPE` (zeros), `@file.npy`, `+@file.npy` (its next array); results print in it too.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from shlo.backend.targets import DEVICES
 from shlo.errors import UsageError
+from shlo.tools.factories import load_factory
 
 if TYPE_CHECKING:  # each command imports what it needs, so `shlo --help` starts fast
     import numpy as np
@@ -29,45 +30,6 @@ if TYPE_CHECKING:  # each command imports what it needs, so `shlo --help` starts
 PROG = "shlo"
 
 
-def parse_tensor(text: str) -> np.ndarray:
-    """An input in iree-run-module's syntax."""
-    import numpy as np
-
-    from shlo.ir.element_types import DTYPES
-
-    if text.startswith("@"):
-        try:
-            return np.load(text[1:], allow_pickle=False)
-        except (OSError, ValueError) as error:
-            raise UsageError(f"cannot read {text[1:]}: {error}") from None
-    spec, has_values, values = text.partition("=")
-    *dims, element = spec.split("x")
-    if element not in DTYPES or not all(d.isdigit() for d in dims):
-        raise UsageError(
-            f"bad input '{text}': expected SHAPExTYPE[=values] "
-            f"(e.g. 2x3xf32=1,2,3,4,5,6) or @file.npy"
-        )
-    shape, dtype = tuple(int(d) for d in dims), DTYPES[element]
-    if not has_values:
-        return np.zeros(shape, dtype)
-    numbers = [float(v) for v in values.replace("[", "").replace("]", "").split(",") if v]
-    if len(numbers) == 1:
-        return np.full(shape, numbers[0], dtype)
-    if len(numbers) != int(np.prod(shape)):
-        raise UsageError(f"bad input '{text}': {len(numbers)} values for shape {spec}")
-    return np.array(numbers, dtype).reshape(shape)
-
-
-def _load_factory(target: str) -> tuple:
-    module_name, _, attribute = target.partition(":")
-    try:
-        factory = getattr(importlib.import_module(module_name), attribute or "model")
-    except (ImportError, AttributeError) as error:
-        raise UsageError(f"cannot load '{target}': {error}") from None
-    made = factory()
-    return made if isinstance(made, tuple) else (made, None)
-
-
 def cmd_import(args: argparse.Namespace) -> int:
     import torch
 
@@ -75,9 +37,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     from shlo.ir.module import PrintOptions
     from shlo.ir.output import AtomicOutput
     from shlo.pipeline.run import flatten
+    from shlo.runtime.value_syntax import parse_values
 
-    model, example = _load_factory(args.factory)
-    inputs = tuple(torch.from_numpy(parse_tensor(t)) for t in args.input) if args.input else example
+    model, example = load_factory(args.factory)
+    inputs = tuple(map(torch.from_numpy, parse_values(args.input))) if args.input else example
     if inputs is None:
         raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
     if args.bundle:
@@ -121,6 +84,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         cuda=args.cuda_arch,
         extra_flags=tuple(args.iree_flag),
         parameters=args.parameters,
+        keep_temps=args.keep_temps,
     )
     with AtomicOutput(args.output) as out:
         out.stream.write(compiled.vmfb)
@@ -132,6 +96,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
     """The .vmfb on the device; a bundle directory is compiled for the device first."""
     from shlo.runtime.loaded import LoadedModule
+    from shlo.runtime.value_syntax import parse_values
 
     if Path(args.module).is_dir():
         from shlo.backend.targets import target_for_device
@@ -141,31 +106,41 @@ def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
         loaded = Bundle(args.module, target=target.value, device=args.device).loaded
     else:
         loaded = LoadedModule(args.module, args.device, args.parameters)
-    return loaded, [parse_tensor(text) for text in args.input]
+    return loaded, parse_values(args.input)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import numpy as np
+    from shlo.runtime.value_syntax import format_value, save_value
 
     loaded, inputs = _loaded(args)
     results = loaded(args.function, *inputs)
     for index, result in enumerate(results):
-        print(f"result[{index}]: {'x'.join(map(str, result.shape)) or 'scalar'}x{result.dtype}")
-        print(np.array2string(result, threshold=64))
-    for path, result in zip(args.output, results, strict=False):
-        np.save(path.removeprefix("@"), result)
+        print(f"result[{index}]: hal.buffer_view")  # as iree-run-module prints it
+        print(format_value(result) if result.size <= _PRINTED_ELEMENTS else _too_many(result))
+    for target, result in zip(args.output, results, strict=False):
+        save_value(target, result)
     failures = _compare_expected(args.expected_output, results)
     for failure in failures:
         print(f"{PROG}: {failure}", file=sys.stderr)
     return 1 if failures else 0
 
 
+_PRINTED_ELEMENTS = 1024  # iree-run-module's --print_max_element_count
+
+
+def _too_many(result: np.ndarray) -> str:
+    from shlo.runtime.value_syntax import type_spec
+
+    return f"{type_spec(result)}=... ({result.size} elements: --output=@FILE.npy keeps them)"
+
+
 def _compare_expected(expected: list[str], results: list[np.ndarray]) -> list[str]:
     import numpy as np
 
+    from shlo.runtime.value_syntax import parse_values
+
     failures = []
-    for index, (text, result) in enumerate(zip(expected, results, strict=False)):
-        want = parse_tensor(text)
+    for index, (want, result) in enumerate(zip(parse_values(expected), results, strict=False)):
         if want.shape != result.shape or not np.allclose(result, want, rtol=1e-4, atol=1e-4):
             error = (
                 np.abs(result.astype(np.float64) - want).max()
@@ -195,12 +170,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """Interpreter vs IREE on each device (vs eager too for a PyTorch factory)."""
     from shlo.interpreter.compare_devices import compare_devices, format_reports
+    from shlo.runtime.value_syntax import parse_values
 
     eager, eager_outputs = None, None
     if ":" in args.source and not Path(args.source).exists():
         module, inputs, eager_outputs = _import_for_compare(args)
     else:
-        module, inputs = _read_module(args.source), [parse_tensor(t) for t in args.input]
+        module, inputs = _read_module(args.source), parse_values(args.input)
     candidate = _read_module(args.candidate) if args.candidate else None
     reports = compare_devices(module, inputs, candidate=candidate, devices=args.device or None)
     if eager_outputs is not None:
@@ -222,9 +198,10 @@ def _import_for_compare(args: argparse.Namespace) -> tuple:
 
     from shlo.frontend.torch_import import import_model
     from shlo.pipeline.run import flatten
+    from shlo.runtime.value_syntax import parse_values
 
-    model, example = _load_factory(args.source)
-    inputs = tuple(torch.from_numpy(parse_tensor(t)) for t in args.input) if args.input else example
+    model, example = load_factory(args.source)
+    inputs = tuple(map(torch.from_numpy, parse_values(args.input))) if args.input else example
     if inputs is None:
         raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
     with torch.no_grad():
@@ -243,7 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     imp = commands.add_parser("import", help="PyTorch model -> StableHLO (flattened)")
-    imp.add_argument("factory", help="pkg.module:function returning a model, or (model, inputs)")
+    imp.add_argument(
+        "factory",
+        help="pkg.module:factory or path/to/file.py:factory; returns a model or (model, inputs)",
+    )
     imp.add_argument("--input", action="append", default=[], help="example input (repeatable)")
     imp.add_argument("-o", "--output", default="-")
     imp.add_argument("--bundle", help="write a torch_xla-layout bundle to this directory instead")
@@ -260,6 +240,12 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--iree-flag", action="append", default=[], help="extra iree-compile flag")
     comp.add_argument("-o", "--output", required=True)
     comp.add_argument("--parameters", help="write the weights to this .irpa, not the .vmfb")
+    comp.add_argument(
+        "--keep-temps",
+        metavar="DIR",
+        help="compile in DIR and keep iree-compile's exact input there (the printed command "
+        "reruns it)",
+    )
     comp.set_defaults(run=cmd_compile)
     for name, handler, text in (
         ("run", cmd_run, "run a function once and print results"),
@@ -279,7 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare = commands.add_parser(
         "compare", help="interpreter vs IREE on each device (and eager), first diverging op"
     )
-    compare.add_argument("source", help="an MLIR file with @main, or pkg.module:factory")
+    compare.add_argument(
+        "source", help="an MLIR file with @main, or a factory as `shlo import` takes"
+    )
     compare.add_argument("--input", action="append", default=[])
     compare.add_argument("--candidate", help="compile this MLIR file instead of the source")
     compare.add_argument(

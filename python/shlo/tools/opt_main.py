@@ -45,6 +45,7 @@ _SWITCHES = (
     ("--mlir-disable-threading", "run on one thread"),
     ("--verify-each", "verify the IR after every pass (on by default; =false to skip)"),
     ("--run-reproducer", "run the pipeline a reproducer file records (mlir_reproducer)"),
+    ("--no-reproducer", "write no reproducer when a pass fails"),
     ("--dump-pass-pipeline", "print the pipeline as segments and where each runs"),
     ("--list-passes", "print every pass, where it comes from and its options"),
     ("--version", "print the versions of shlo and the wheels it drives"),

@@ -18,6 +18,7 @@ from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_sou
 from shlo.ir.source import Source
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, get_world
 from shlo.pipeline.planner import UnknownPass, plan
+from shlo.pipeline.python_pass import REGISTRY
 from shlo.pipeline.python_registry import python_passes
 from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
@@ -34,7 +35,8 @@ class OptPipeline:
     segments: list[Segment]
     run_options: RunOptions
     verify_diagnostics: bool
-    crash_reproducer: str | None = None  # where a failure's reproducer goes (else a temp file)
+    crash_reproducer: str | None = None  # where a failure's reproducer goes (else the cache's)
+    reproducer: bool = True  # write one when a pass fails (never for a pass that only checks)
     unused_contexts: Contexts | None = None  # the planner's, still fresh: the first buffer's
 
     @classmethod
@@ -86,6 +88,7 @@ class OptPipeline:
             run_options,
             args.verify_diagnostics,
             args.mlir_pass_pipeline_crash_reproducer,
+            not args.no_reproducer,
             contexts,
         )
 
@@ -128,7 +131,7 @@ class OptPipeline:
         if diagnostics:
             sources = {} if whole.is_bytecode else {whole.name: whole.text}
             sys.stderr.write(format_all(diagnostics, sources))
-        if failure is not None and not self.verify_diagnostics:
+        if failure is not None and not self.verify_diagnostics and self._wants_repro(failure):
             self._report_repro(chunk, failure)
         return (module is not None) if not self.verify_diagnostics else not diagnostics
 
@@ -149,6 +152,12 @@ class OptPipeline:
                 if "not found for custom op" not in str(error) and "Dialect `" not in str(error):
                     raise
         raise errors[0]
+
+    def _wants_repro(self, failure: PipelineFailed) -> bool:
+        """A reproducer unless turned off or every pass of the segment is a check, whose
+        failure is its answer, not a fault to reproduce."""
+        checks = [REGISTRY.get(element.name) for element in failure.segment.elements]
+        return self.reproducer and not all(found is not None and found.checks for found in checks)
 
     def _report_repro(self, chunk: Source, failure: PipelineFailed) -> None:
         """Write a reproducer for the failing segment from the IR that entered it."""

@@ -1,0 +1,145 @@
+"""iree-run-module's value syntax, read and written: `2x2xf32=[1 2][3 4]`, `2x2xf32=1 2 3 4`,
+`4xi64=7` (a splat), `2xf32` (zeros), `@x.npy` and `+@x.npy` (the next array of that file).
+
+The IREE runtime wheel exposes no parser for it, so it is read here as the tool reads it:
+brackets, commas and whitespace all separate elements; integers are read as integers (a 64-bit
+value stays exact); `bf16` is ml_dtypes' bfloat16.  `format_value` prints a result in the
+same syntax, with each float's shortest exact spelling, so it pastes back as an input or an
+`--expected-output`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import BinaryIO
+
+import ml_dtypes
+import numpy as np
+
+from shlo.errors import UsageError
+from shlo.ir.element_types import DTYPES
+
+ELEMENT_TYPES = {**DTYPES, "bf16": ml_dtypes.bfloat16, "si8": np.int8, "si16": np.int16,
+                 "si32": np.int32, "si64": np.int64}  # fmt: skip
+_NAMES = {np.dtype(v): k for k, v in reversed(list(ELEMENT_TYPES.items()))}
+_SEPARATORS = re.compile(r"[\s,\[\]]+")
+_SPEC = re.compile(r"((?:\d+x)*)(.*)")  # dimensions, then the element type
+
+
+class NpyFiles:
+    """Open `.npy` files, so that `+@x.npy` reads the array after the last one read."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, BinaryIO] = {}
+
+    def read(self, path: str, *, append: bool) -> np.ndarray:
+        try:
+            if not append or path not in self._open:
+                if path in self._open:
+                    self._open.pop(path).close()
+                self._open[path] = open(path, "rb")  # noqa: SIM115 (kept open for `+@`)
+            return np.load(self._open[path], allow_pickle=False)
+        except EOFError:
+            raise UsageError(f"{path} holds no more arrays (+@ reads the next one)") from None
+        except (OSError, ValueError) as error:
+            raise UsageError(f"cannot read {path}: {error}") from None
+
+    def close(self) -> None:
+        for stream in self._open.values():
+            stream.close()
+        self._open.clear()
+
+
+def parse_values(texts: Sequence[str]) -> list[np.ndarray]:
+    """Values in iree-run-module's syntax, in order: `+@x.npy` reads the array after the one
+    the previous `@x.npy` or `+@x.npy` of the list read."""
+    files = NpyFiles()
+    try:
+        return [parse_value(text, files) for text in texts]
+    finally:
+        files.close()
+
+
+def save_value(target: str, array: np.ndarray) -> None:
+    """Write `array` to `@x.npy` (replacing the file) or `+@x.npy` (after what it holds)."""
+    path = target.removeprefix("+").removeprefix("@")
+    try:
+        with open(path, "ab" if target.startswith("+@") else "wb") as stream:
+            np.save(stream, array, allow_pickle=False)
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+
+
+def parse_value(text: str, files: NpyFiles | None = None) -> np.ndarray:
+    """One value in iree-run-module's syntax."""
+    if text.startswith(("@", "+@")):
+        append = text.startswith("+")
+        return (files or NpyFiles()).read(text.removeprefix("+").removeprefix("@"), append=append)
+    spec, has_values, values = text.partition("=")
+    dims, element = _SPEC.fullmatch(spec.strip()).groups()  # always matches
+    if element not in ELEMENT_TYPES:
+        raise UsageError(
+            f"bad value '{text}': expected SHAPExTYPE[=values] (e.g. 2x2xf32=[1 2][3 4]), "
+            "@file.npy or +@file.npy"
+        )
+    shape, dtype = tuple(int(d) for d in dims.split("x") if d), np.dtype(ELEMENT_TYPES[element])
+    if not has_values:
+        return np.zeros(shape, dtype)
+    words = [word for word in _SEPARATORS.split(values) if word]
+    elements = [_element(word, dtype, text) for word in words]
+    count = int(np.prod(shape))
+    if len(elements) == 1:
+        return np.full(shape, elements[0], dtype)
+    if len(elements) != count:
+        raise UsageError(f"bad value '{text}': {len(elements)} values for shape {spec}")
+    return np.array(elements, dtype).reshape(shape)
+
+
+def _element(word: str, dtype: np.dtype, text: str) -> object:
+    try:
+        if dtype.kind in "iu":
+            number = int(word, 0)
+            info = np.iinfo(dtype)
+            if not info.min <= number <= info.max:
+                raise ValueError(f"{word} is outside {dtype}")
+            return number
+        if dtype.kind == "b":
+            named = {"true": True, "false": False}
+            return named[word.lower()] if word.lower() in named else bool(int(word))
+        if dtype.kind == "c":
+            return complex(word.replace("i", "j"))
+        return float(word)
+    except ValueError as error:
+        raise UsageError(f"bad value '{text}': {error}") from None
+
+
+def type_spec(array: np.ndarray) -> str:
+    """`array`'s shape and element type as iree-run-module spells them: `2x3xf32`."""
+    dtype = np.dtype(array.dtype)
+    if dtype not in _NAMES:
+        raise UsageError(f"no iree-run-module spelling for element type {dtype}")
+    return "x".join([*map(str, array.shape), _NAMES[dtype]])
+
+
+def format_value(array: np.ndarray) -> str:
+    """`array` in iree-run-module's syntax: `SHAPExTYPE=[...][...]`, exact for every element."""
+    return f"{type_spec(array)}={_nested(np.asarray(array), np.dtype(array.dtype))}"
+
+
+def _nested(array: np.ndarray, dtype: np.dtype) -> str:
+    """As iree-run-module prints: `1 2` (rank 1), `[1 2][3 4]`, `[[1 2][3 4]][[5 6][7 8]]`."""
+    if array.ndim <= 1:
+        return " ".join(_spelled(x, dtype) for x in array.reshape(-1))
+    return "".join(f"[{_nested(part, dtype)}]" for part in array)
+
+
+def _spelled(value: object, dtype: np.dtype) -> str:
+    if dtype.kind == "b":
+        return "1" if value else "0"
+    if dtype.kind in "iu":
+        return str(int(value))
+    if dtype.kind == "c":
+        real, imag = (_spelled(part, np.dtype(type(part))) for part in (value.real, value.imag))
+        return f"{real}{'' if imag.startswith('-') else '+'}{imag}j"
+    return str(value).removesuffix(".0")  # numpy's shortest spelling that reads back exactly

@@ -1,0 +1,69 @@
+"""Find the model a command names: `pkg.module:factory` or `path/to/file.py:factory`.
+
+Found the way `python -c "from mymodels import small"` finds it: the current folder is on the
+path, and a file's own folder is too when it is named by path (so its siblings import).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from shlo.errors import UsageError
+
+DEFAULT_FACTORY = "model"
+
+
+def load_factory(target: str) -> tuple[Any, Any]:
+    """Call the factory `target` names; returns (model, example inputs or None)."""
+    location, _, name = target.rpartition(":") if ":" in target else (target, "", "")
+    module = _import(location, target)
+    factory = getattr(module, name or DEFAULT_FACTORY, None)
+    if factory is None:
+        found = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
+        raise UsageError(
+            f"cannot load '{target}': {location} has no '{name or DEFAULT_FACTORY}'"
+            + (f"; it defines {', '.join(found)}" if found else "")
+        )
+    if not callable(factory):
+        raise UsageError(
+            f"cannot load '{target}': '{name}' is a {type(factory).__name__}, not a factory"
+        )
+    try:
+        made = factory()
+    except Exception as error:  # the user's own code: say which call failed and how
+        raise UsageError(f"{target}() raised {type(error).__name__}: {error}") from None
+    model, example = made if isinstance(made, tuple) and len(made) == 2 else (made, None)
+    if not callable(model):
+        raise UsageError(f"{target}() returned a {type(model).__name__}, not a model")
+    return model, example
+
+
+def _import(location: str, target: str) -> ModuleType:
+    try:
+        if location.endswith(".py") or "/" in location:
+            return _import_file(Path(location))
+        if "" not in sys.path and str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        return importlib.import_module(location)
+    except (ImportError, SyntaxError, OSError) as error:
+        raise UsageError(f"cannot load '{target}': {error}") from None
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise FileNotFoundError(f"no file {path}")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
