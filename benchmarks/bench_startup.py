@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shlo.pipeline.native_tools import tool_path
+from shlo.runtime.machine import describe_machine, machine_line
 
 FIVE_LINES = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %x, %x : tensor<4xf32>
@@ -38,17 +38,6 @@ GOALS = {
     "shlo run --help": 0.5,
     "shlo-opt FILE": 0.2,
 }
-
-
-def machine() -> str:
-    """The CPU model and core count, as the result holds only for this machine."""
-    try:
-        lines = Path("/proc/cpuinfo").read_text().splitlines()
-        named = (line for line in lines if line.startswith("model name"))
-        model = next(named).split(":", 1)[1].strip()
-    except (OSError, StopIteration):
-        model = "unknown CPU"
-    return f"{model}, {os.cpu_count()} cores"
 
 
 def commands(source: Path) -> dict[str, list[str]]:
@@ -103,10 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         source = Path(scratch) / "five.mlir"
         source.write_text(FIVE_LINES)
         medians = measure(args.rounds, source)
-    print(f"machine: {machine()}; {args.rounds} interleaved rounds, wall time")
+    print(f"machine: {machine_line()}; {args.rounds} interleaved rounds, wall time")
     print("\n".join(report(medians)))
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "median_s": medians}, indent=2))
+        args.json.write_text(
+            json.dumps({"machine": describe_machine(), "median_s": medians}, indent=2)
+        )
     return 0 if all(medians[name] < goal for name, goal in GOALS.items()) else 1
 
 

@@ -38,22 +38,28 @@ def cmd_import(args: argparse.Namespace) -> int:
     from shlo.ir.output import AtomicOutput
     from shlo.pipeline.run import flatten
     from shlo.runtime.value_syntax import parse_values
+    from shlo.tools.progress import Steps
 
-    model, example = load_factory(args.factory)
-    inputs = tuple(map(torch.from_numpy, parse_values(args.input))) if args.input else example
-    if inputs is None:
-        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
-    if args.bundle:
-        from shlo.frontend.bundle import save_bundle
+    with Steps(3, quiet=args.quiet) as steps:
+        with steps.step(f"building {args.factory}"):
+            model, example = load_factory(args.factory)
+        inputs = tuple(map(torch.from_numpy, parse_values(args.input))) if args.input else example
+        if inputs is None:
+            raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+        if args.bundle:
+            from shlo.frontend.bundle import save_bundle
 
-        meta = save_bundle(model.eval(), tuple(inputs), args.bundle)
-        print(f"{PROG}: wrote bundle {args.bundle} (StableHLO {meta.stablehlo_version})")
-        return 0
-    imported = import_model(model.eval(), tuple(inputs), output_type=args.output_type)
-    module = imported.module if args.no_flatten else flatten(imported.module)
-    with AtomicOutput(args.output) as out:
-        module.write(out.stream, PrintOptions(bytecode=args.emit_bytecode))
-        out.commit()
+            with steps.step("torch.export, torch-mlir import, writing the bundle"):
+                meta = save_bundle(model.eval(), tuple(inputs), args.bundle)
+            print(f"{PROG}: wrote bundle {args.bundle} (StableHLO {meta.stablehlo_version})")
+            return 0
+        with steps.step("torch.export and torch-mlir import"):
+            imported = import_model(model.eval(), tuple(inputs), output_type=args.output_type)
+        with steps.step("flattening and writing"):
+            module = imported.module if args.no_flatten else flatten(imported.module)
+            with AtomicOutput(args.output) as out:
+                module.write(out.stream, PrintOptions(bytecode=args.emit_bytecode))
+                out.commit()
     return 0
 
 
@@ -71,21 +77,25 @@ def _read_module(path: str) -> Any:
 def cmd_compile(args: argparse.Namespace) -> int:
     from shlo.backend.compile import compile_module
     from shlo.ir.output import AtomicOutput
+    from shlo.tools.progress import Steps
 
-    if Path(args.input).is_dir():
-        from shlo.frontend.bundle import load_module
+    with Steps(2, quiet=args.quiet) as steps:
+        with steps.step(f"reading {args.input}"):
+            if Path(args.input).is_dir():
+                from shlo.frontend.bundle import load_module
 
-        module, _ = load_module(args.input)
-    else:
-        module = _read_module(args.input)
-    compiled = compile_module(
-        module,
-        args.target,
-        cuda=args.cuda_arch,
-        extra_flags=tuple(args.iree_flag),
-        parameters=args.parameters,
-        keep_temps=args.keep_temps,
-    )
+                module, _ = load_module(args.input)
+            else:
+                module = _read_module(args.input)
+        with steps.step(f"compiling for {args.target} (iree-compile)"):
+            compiled = compile_module(
+                module,
+                args.target,
+                cuda=args.cuda_arch,
+                extra_flags=tuple(args.iree_flag),
+                parameters=args.parameters,
+                keep_temps=args.keep_temps,
+            )
     with AtomicOutput(args.output) as out:
         out.stream.write(compiled.vmfb)
         out.commit()
@@ -122,6 +132,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     failures = _compare_expected(args.expected_output, results)
     for failure in failures:
         print(f"{PROG}: {failure}", file=sys.stderr)
+    if args.json:
+        from shlo.tools.json_report import write_json
+
+        values = [format_value(result) for result in results]
+        write_json(args.json, {"function": args.function, "device": args.device,
+                               "results": values, "failures": failures})  # fmt: skip
     return 1 if failures else 0
 
 
@@ -156,14 +172,24 @@ def _compare_expected(expected: list[str], results: list[np.ndarray]) -> list[st
 def cmd_bench(args: argparse.Namespace) -> int:
     import statistics
 
+    from shlo.runtime.machine import describe_machine, machine_line
     from shlo.runtime.timing import time_calls
 
     loaded, inputs = _loaded(args)
     times = time_calls(lambda: loaded(args.function, *inputs), args.runs)
     print(
         f"{args.function} on {args.device}, {args.runs} runs: median "
-        f"{statistics.median(times):.3f} ms, min {min(times):.3f} ms, max {max(times):.3f} ms"
+        f"{statistics.median(times):.3f} ms, min {min(times):.3f} ms, max {max(times):.3f} ms "
+        f"({machine_line()})"
     )
+    if args.json:
+        from shlo.tools.json_report import write_json
+
+        write_json(args.json, {
+            "function": args.function, "device": args.device, "machine": describe_machine(),
+            "runs": args.runs, "median_ms": statistics.median(times), "min_ms": min(times),
+            "max_ms": max(times), "times_ms": times,
+        })  # fmt: skip
     return 0
 
 
@@ -171,25 +197,41 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Interpreter vs IREE on each device (vs eager too for a PyTorch factory)."""
     from shlo.interpreter.compare_devices import compare_devices, format_reports
     from shlo.runtime.value_syntax import parse_values
+    from shlo.tools.progress import Steps
 
     eager, eager_outputs = None, None
-    if ":" in args.source and not Path(args.source).exists():
-        module, inputs, eager_outputs = _import_for_compare(args)
-    else:
-        module, inputs = _read_module(args.source), parse_values(args.input)
-    candidate = _read_module(args.candidate) if args.candidate else None
-    reports = compare_devices(module, inputs, candidate=candidate, devices=args.device or None)
-    if eager_outputs is not None:
-        from shlo.interpreter.evaluate import interpret_module
-        from shlo.runtime.numerics import check_one
+    with Steps(3, quiet=args.quiet) as steps:
+        with steps.step(f"reading {args.source}"):
+            if ":" in args.source and not Path(args.source).exists():
+                module, inputs, eager_outputs = _import_for_compare(args)
+            else:
+                module, inputs = _read_module(args.source), parse_values(args.input)
+            candidate = _read_module(args.candidate) if args.candidate else None
+        with steps.step("the interpreter and IREE on each device"):
+            devices = args.device or None
+            reports = compare_devices(module, inputs, candidate=candidate, devices=devices)
+        with steps.step("the interpreter against eager"):
+            if eager_outputs is not None:
+                from shlo.interpreter.evaluate import interpret_module
+                from shlo.runtime.numerics import check_one
 
-        reference = interpret_module(module, inputs)
-        eager = [
-            check_one(f"[{i}]", want, got)
-            for i, (got, want) in enumerate(zip(eager_outputs, reference, strict=True))
-        ]
+                reference = interpret_module(module, inputs)
+                eager = [
+                    check_one(f"[{i}]", want, got)
+                    for i, (got, want) in enumerate(zip(eager_outputs, reference, strict=True))
+                ]
     print(format_reports(reports, eager))
-    return 0 if all(r.ok for r in reports) and all(c.ok for c in eager or []) else 1
+    ok = all(r.ok for r in reports) and all(c.ok for c in eager or [])
+    if args.json:
+        from dataclasses import asdict
+
+        from shlo.tools.json_report import write_json
+
+        write_json(args.json, {
+            "ok": ok, "devices": [asdict(report) for report in reports],
+            "eager": None if eager is None else [asdict(check) for check in eager],
+        })  # fmt: skip
+    return 0 if ok else 1
 
 
 def _import_for_compare(args: argparse.Namespace) -> tuple:
@@ -218,6 +260,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress display on a terminal"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     imp = commands.add_parser("import", help="PyTorch model -> StableHLO (flattened)")
     imp.add_argument(
@@ -257,6 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--function", default="main")
         sub.add_argument("--parameters", help="the .irpa of a module compiled with --parameters")
         sub.add_argument("--input", action="append", default=[])
+        sub.add_argument(
+            "--json", metavar="FILE", help="also write the results as JSON ('-': stdout)"
+        )
         sub.set_defaults(run=handler)
     run = commands.choices["run"]
     run.add_argument("--output", action="append", default=[], help="@file.npy per result")
@@ -270,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("--input", action="append", default=[])
     compare.add_argument("--candidate", help="compile this MLIR file instead of the source")
+    compare.add_argument("--json", metavar="FILE", help="also write the reports as JSON")
     compare.add_argument(
         "--device",
         action="append",
