@@ -88,6 +88,7 @@ def test_missing_lowering_matches_eager(name: str) -> None:
         (lambda a, b: int(a) == int(b), bool, torch.int64),
         (lambda a, b: float(a) * float(b), float, torch.float64),
         (lambda a, b: float(a) > float(b), bool, torch.float64),
+        (lambda a, b: float(int(a)) / 2 + int(b), float, torch.int64),
     ],
 )
 def test_numbers_taken_from_tensors_follow_each_call(

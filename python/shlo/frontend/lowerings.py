@@ -16,6 +16,10 @@ computes them, so the module stays StableHLO from end to end:
   its backward, the sum of
   the gradient over each input pixel's copies, as a scatter-add to those sources.
 
+`float(n)` of an integer that came from a tensor (`float(int(t))`), as TorchDynamo traces it
+(`torch.sym_float`), has no import in torch-mlir; `scalar_casts_as_items` makes it
+`aten.Float.Scalar`, which torch-mlir imports and lowers.
+
 torch.export never hands `upsample_nearest2d` with an output size to a decomposition (neither
 torch's own nor one given to `run_decompositions`), so `write_out_before_decomposing` puts the
 function in its place in the exported graph and the retrace runs it.
@@ -140,3 +144,10 @@ def write_out_before_decomposing(program: torch.export.ExportedProgram) -> None:
         node.target = _SKIPPED_BY_EXPORT[node.target]
     if nodes:
         program.graph_module.recompile()
+
+
+def scalar_casts_as_items(graph: torch.fx.Graph) -> None:
+    """Rewrite, in place, `float(n)` of an integer into the cast torch-mlir imports."""
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target is torch.sym_float:
+            node.target = aten.Float.Scalar

@@ -46,7 +46,11 @@ from shlo.frontend.fx_importer import (
     export_and_import,
     get_decomposition_table,
 )
-from shlo.frontend.lowerings import MISSING_LOWERINGS, write_out_before_decomposing
+from shlo.frontend.lowerings import (
+    MISSING_LOWERINGS,
+    scalar_casts_as_items,
+    write_out_before_decomposing,
+)
 from shlo.frontend.numbers import (
     NumbersAsTensors,
     as_arrays,
@@ -300,6 +304,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
         try:
             write_out_before_decomposing(program)
             program = program.run_decompositions(decompositions)
+            scalar_casts_as_items(program.graph)
             refuse_complex_to_real(program.graph)
             state = _state_as_inputs(program, model, how.all_state)
             if has_composites(program):
