@@ -6,13 +6,16 @@ compile time, the process's peak memory, and median latency single-threaded (IRE
 `local-sync`, eager and onnxruntime on one thread) and on all cores (eager and onnxruntime on
 default threads; shlo on the device `compile_torch` picks by default: local-task, or local-sync
 where the thread pool's wake-ups cost more than it saves), printed with the ratios to eager and
-to onnxruntime.  Each model runs in a child process so peak memory is its own.
+to onnxruntime.  Each model runs in a child process so peak memory is its own, and within it the
+systems are timed in interleaved rounds (one slow moment of the machine hits them all).
 Then each model's floor: its dot and convolution FLOPs (shlo-op-stats) at the fastest
 single-thread matmul rate measured in the same run, against which shlo's, eager's and 0.8x
-eager's times are printed.
+eager's times are printed.  The header names the machine (CPU model, ISA extensions, cores);
+`--json` writes the rows with it, `--chart` a PNG of the ratios to eager (matplotlib).
 
     .venv/bin/pip install -e '.[bench]'
-    .venv/bin/python benchmarks/bench_models.py [--models mlp,bert] [--runs 30]
+    .venv/bin/python benchmarks/bench_models.py [--models mlp,bert] [--runs 30] \
+        [--json out/bench_models.json] [--chart out/bench_models.png]
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ import functools
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from shlo.runtime.machine import describe_machine, machine_line
 
 MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit", "resnet50")
 
@@ -60,12 +67,10 @@ def build(name: str) -> tuple:
     return model.eval(), inputs
 
 
-def onnx_latencies(model: object, inputs: tuple, runs: int) -> tuple[float, float]:
-    """onnxruntime's median latency on one thread and on all; NaN when ONNX export fails."""
+def onnx_runners(model: object, inputs: tuple) -> dict[int, Callable[[], object]]:
+    """onnxruntime on one thread (1) and on all (0), as calls; none when ONNX export fails."""
     import onnxruntime
     import torch
-
-    from shlo.runtime.timing import median_ms
 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "model.onnx"
@@ -73,15 +78,15 @@ def onnx_latencies(model: object, inputs: tuple, runs: int) -> tuple[float, floa
             torch.onnx.export(model, inputs, str(path), dynamo=True, opset_version=18)
         except Exception as error:  # the exporter's failures vary; the row says n/a
             print(f"onnx export failed: {str(error).splitlines()[0]}", file=sys.stderr)
-            return float("nan"), float("nan")
-        latencies = []
+            return {}
+        runners = {}
         for threads in (1, 0):
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = threads
             session = onnxruntime.InferenceSession(str(path), options)
             feeds = {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs, strict=True)}
-            latencies.append(median_ms(functools.partial(session.run, None, feeds), runs))
-    return latencies[0], latencies[1]
+            runners[threads] = functools.partial(session.run, None, feeds)
+    return runners
 
 
 def measure(name: str, runs: int) -> dict:
@@ -94,15 +99,11 @@ def measure(name: str, runs: int) -> dict:
     from shlo.passes.op_stats import function_stats
     from shlo.runtime.loaded import LoadedModule
     from shlo.runtime.numerics import compare_outputs
-    from shlo.runtime.timing import median_ms
+    from shlo.runtime.timing import interleaved_ms
 
     model, inputs = build(name)
     with torch.no_grad():
         expected = model(*inputs)
-        torch.set_num_threads(1)
-        eager_1 = median_ms(lambda: model(*inputs), runs)
-        torch.set_num_threads(os.cpu_count() or 1)
-        eager_n = median_ms(lambda: model(*inputs), runs)
     start = time.perf_counter()
     imported = import_model(model, inputs)
     imported.module = flatten(imported.module)
@@ -110,27 +111,37 @@ def measure(name: str, runs: int) -> dict:
     compile_s = time.perf_counter() - start
     main_function = functions(imported.module.operation)["main"]
     gflop = function_stats(main_function)["matmul_flops"] / 1e9
-    shlo, runners = {}, {}
+    runners = {}
     for device in HOST_DEVICES:
         runners[device] = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
         error = max(check.max_abs for check in compare_outputs(runners[device](*inputs), expected))
-        shlo[device] = median_ms(lambda r=runners[device]: r(*inputs), runs)
     picked = on_faster_host_device(runners["local-task"], inputs, {}).loaded.device_name
-    ort_1, ort_n = onnx_latencies(model, inputs, runs)
+    ort = onnx_runners(model, inputs)
+    medians = {}
+    for threads, shlo_devices in ((1, ("local-sync",)), (os.cpu_count() or 1, HOST_DEVICES)):
+        torch.set_num_threads(threads)
+        calls = {f"shlo {d}": functools.partial(runners[d], *inputs) for d in shlo_devices}
+        calls["eager"] = functools.partial(model, *inputs)
+        if ort:
+            calls["ort"] = ort[1 if threads == 1 else 0]
+        with torch.no_grad():
+            times = interleaved_ms(calls, runs)
+        medians[threads == 1] = {key: statistics.median(t) for key, t in times.items()}
+    one, every = medians[True], medians[False]
     return {
         "model": name,
         "gflop": gflop,
         "compile_s": compile_s,
         "max_abs_error": error,
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "shlo_1": shlo["local-sync"],
-        "eager_1": eager_1,
-        "ort_1": ort_1,
-        "shlo_n": shlo[picked],
+        "shlo_1": one["shlo local-sync"],
+        "eager_1": one["eager"],
+        "ort_1": one.get("ort", float("nan")),
+        "shlo_n": every[f"shlo {picked}"],
         "device_n": picked,
-        "task_n": shlo["local-task"],
-        "eager_n": eager_n,
-        "ort_n": ort_n,
+        "task_n": every["shlo local-task"],
+        "eager_n": every["eager"],
+        "ort_n": every.get("ort", float("nan")),
         "matmul_rate": matmul_rate(runs),
     }
 
@@ -206,15 +217,49 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def chart(rows: list[dict], path: Path) -> None:
+    """Bars of each model's time against eager's (shlo and onnxruntime, one thread and all
+    cores), with the 0.9x goal drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = [
+        ("shlo, 1 thread", "shlo_1", "eager_1"),
+        ("onnxruntime, 1 thread", "ort_1", "eager_1"),
+        ("shlo, all cores", "shlo_n", "eager_n"),
+        ("onnxruntime, all cores", "ort_n", "eager_n"),
+    ]
+    figure, axes = plt.subplots(figsize=(2 + 1.6 * len(rows), 4.5))
+    width = 0.8 / len(series)
+    for index, (label, system, eager) in enumerate(series):
+        ratios = [row[system] / row[eager] for row in rows]
+        offsets = [i + (index - (len(series) - 1) / 2) * width for i in range(len(rows))]
+        axes.bar(offsets, ratios, width, label=label)
+    axes.axhline(1.0, color="black", linewidth=0.8)
+    axes.axhline(0.9, color="gray", linestyle="--", linewidth=0.8, label="goal: 0.9x eager")
+    axes.set_xticks(range(len(rows)), [row["model"] for row in rows])
+    axes.set_ylabel("time / eager's time (lower is faster)")
+    axes.set_title(f"shlo vs eager and onnxruntime: {machine_line()}", fontsize=9)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--json", type=Path, help="write the machine and the rows here")
+    parser.add_argument("--chart", type=Path, help="write a PNG of the ratios here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(args.child, args.runs)))
         return 0
+    print(f"machine: {machine_line()}")
     rows = []
     for name in args.models.split(","):
         print(f"{name}: import, compile, time ...", file=sys.stderr, flush=True)
@@ -227,8 +272,15 @@ def main() -> int:
             print(f"{name}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
             continue
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    rate = max(row["matmul_rate"] for row in rows)
     print(table(rows))
-    print(floors(rows, max(row["matmul_rate"] for row in rows)))
+    print(floors(rows, rate))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"machine": describe_machine(), "runs": args.runs, "matmul_gflops": rate}
+        args.json.write_text(json.dumps({**payload, "rows": rows}, indent=2))
+    if args.chart:
+        chart(rows, args.chart)
     return 0
 
 

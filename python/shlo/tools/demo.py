@@ -2,8 +2,9 @@
 
 Each model (an MLP, a small CNN with batch norm and pooling, a transformer encoder block) is
 imported to StableHLO, flattened, compiled for every device available here and run, and its
-outputs are compared with PyTorch eager.  A table goes to stdout; the artifacts (.mlir before
-and after flattening, .vmfb, report.json) to the output folder.
+outputs are compared with PyTorch eager; each device's latency and eager's are timed in
+interleaved rounds, and eager's quartiles show its spread.  A table goes to stdout; the
+artifacts (.mlir before and after flattening, .vmfb, report.json) to the output folder.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -25,7 +27,7 @@ from shlo.pipeline.run import flatten
 from shlo.runtime.compiled_model import CompiledModel
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.runtime.numerics import compare_outputs
-from shlo.runtime.timing import median_ms
+from shlo.runtime.timing import interleaved_ms
 from shlo.tools.demo_models import DEMO_MODELS, Example
 
 # Every device here, local-sync (one thread) beside local-task (a thread pool) included: on
@@ -46,7 +48,6 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
     model, inputs = example.instantiate()
     with torch.no_grad():
         expected = model(*inputs)
-        eager_ms = median_ms(lambda: model(*inputs), RUNS)
     _progress(f"{example.name}: importing with torch.export + torch-mlir")
     imported = import_model(model, inputs)
     before = imported.module.text()
@@ -68,6 +69,9 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
         _progress(f"{example.name}: running on {device}")
         runner = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
         checks = compare_outputs(runner(*inputs), expected)
+        with torch.no_grad():  # eager timed beside each device, in interleaved rounds
+            calls = {"shlo": functools.partial(runner, *inputs), "eager": lambda: model(*inputs)}
+            times = interleaved_ms(calls, RUNS)
         rows.append(
             {
                 "model": example.name,
@@ -76,8 +80,10 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
                 "max_abs_error": max(c.max_abs for c in checks),
                 "ok": all(c.ok for c in checks),
                 "compile_s": compile_s,
-                "latency_ms": median_ms(functools.partial(runner, *inputs), RUNS),
-                "eager_ms": eager_ms,
+                "latency_ms": statistics.median(times["shlo"]),
+                "latency_quartiles_ms": statistics.quantiles(times["shlo"], n=4)[::2],
+                "eager_ms": statistics.median(times["eager"]),
+                "eager_quartiles_ms": statistics.quantiles(times["eager"], n=4)[::2],
                 "vmfb": str(vmfb),
                 "iree_compile": compiled.command_line(),
             }
@@ -88,7 +94,7 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
 def _table(rows: list[dict]) -> str:
     header = (
         f"{'model':<10}{'device':<12}{'max abs err':>12}{'check':>7}{'compile s':>11}"
-        f"{'latency ms':>12}{'eager ms':>10}"
+        f"{'latency ms':>12}{'eager ms':>10}{'eager q1-q3':>15}"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
@@ -96,6 +102,7 @@ def _table(rows: list[dict]) -> str:
             f"{r['model']:<10}{r['device']:<12}{r['max_abs_error']:>12.2e}"
             f"{'pass' if r['ok'] else 'FAIL':>7}{r['compile_s']:>11.2f}"
             f"{r['latency_ms']:>12.3f}{r['eager_ms']:>10.3f}"
+            f"{'{:.3f}-{:.3f}'.format(*r['eager_quartiles_ms']):>15}"
         )
     return "\n".join(lines)
 
