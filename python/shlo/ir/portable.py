@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterable
 
 from shlo.errors import ShloError
-from shlo.ir.module import IRModule
+from shlo.ir.edit import ops_in
+from shlo.ir.module import UNNAMED, IRModule
 from shlo.ir.stablehlo import WORLD, minimum_version, stablehlo_version
 from shlo.ir.stablehlo import deserialize as _deserialize
 from shlo.ir.stablehlo import serialize as _serialize
@@ -19,6 +20,12 @@ from shlo.ir.worlds import ContextPolicy
 
 class PortableError(ShloError, ValueError):
     """A target version out of range, or a module that is not pure StableHLO."""
+
+
+class LocatedPortableError(PortableError):
+    """An op a portable artifact cannot hold, reported at its `file:line:col`."""
+
+    located = True
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -51,18 +58,64 @@ def resolve_target(target: str) -> str:
 
 
 def serialize(
-    module: IRModule, target: str = "current", allow_other_dialects: bool = False
+    module: IRModule,
+    target: str = "current",
+    allow_other_dialects: bool = False,
+    source_name: str = UNNAMED,
 ) -> bytes:
-    """A portable artifact of `module` for StableHLO version `target`."""
+    """A portable artifact of `module` for StableHLO version `target`.  Without
+    `allow_other_dialects`, the first op that is not StableHLO is reported where it is (the
+    buffer MLIR calls `-` named `source_name`)."""
     version = resolve_target(target)
     context = module.context if module.world is WORLD else WORLD.make_context(ContextPolicy())
-    copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
+    text = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
+    if "dense_resource<" in text:  # VHLO has no resources: their bytes go inline
+        copy = WORLD.ir.Module.parse(_resources_inlined(text), context)
+    else:
+        copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
+    foreign = None if allow_other_dialects else _first_foreign_op(copy)
+    if foreign is not None:
+        where = _FILE_LINE_COL.search(str(foreign.location))
+        site = f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
+        site = site.replace(f"{UNNAMED}:", f"{source_name}:", 1) if site.startswith("-:") else site
+        raise LocatedPortableError(
+            f"{site}: error: '{foreign.name}' is not StableHLO: a portable artifact holds "
+            "only stablehlo, func and builtin ops (--allow-other-dialects keeps the rest)"
+        )
     try:
         return _serialize(copy, version, allow_other_dialects)
     except ValueError:
         raise PortableError(
             "cannot serialize: the module is not pure StableHLO (allow other dialects to keep them)"
         ) from None
+
+
+_PORTABLE_DIALECTS = ("builtin", "func", "stablehlo")
+_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+:\d+)')
+
+
+def _first_foreign_op(module: object) -> object | None:
+    for op in ops_in(module):
+        if op.name.split(".", 1)[0] not in _PORTABLE_DIALECTS:
+            return op
+    return None
+
+
+_RESOURCE_USE = re.compile(r"dense_resource<([^>]+)>")
+# `name: "0x<4-byte alignment><data>"` in the builtin dialect's resources
+_BLOB = re.compile(r'^\s*"?([^\s":]+)"?: "0x[0-9A-Fa-f]{8}([0-9A-Fa-f]*)"', re.MULTILINE)
+
+
+def _resources_inlined(text: str) -> str:
+    """`text` with each `dense_resource<NAME>` written as `dense<"0xDATA">`, the bytes of its
+    blob (torch-mlir's import keeps weights as resources; a portable artifact cannot)."""
+    body, marker, resources = text.partition("\n{-#")
+    blobs = dict(_BLOB.findall(resources))
+    inlined = _RESOURCE_USE.sub(
+        lambda use: f'dense<"0x{blobs[use.group(1)]}">' if use.group(1) in blobs else use.group(0),
+        body,
+    )
+    return inlined + marker + resources
 
 
 def deserialize(data: bytes) -> IRModule:

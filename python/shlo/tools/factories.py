@@ -24,7 +24,11 @@ def load_factory(target: str) -> tuple[Any, Any]:
     module = _import(location, target)
     factory = getattr(module, name or DEFAULT_FACTORY, None)
     if factory is None:
-        found = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_"))
+        found = sorted(
+            n
+            for n, v in vars(module).items()
+            if callable(v) and not n.startswith("_") and v.__module__ == module.__name__
+        )
         raise UsageError(
             f"cannot load '{target}': {location} has no '{name or DEFAULT_FACTORY}'"
             + (f"; it defines {', '.join(found)}" if found else "")

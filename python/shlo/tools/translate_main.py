@@ -276,7 +276,8 @@ def _run(args: argparse.Namespace) -> int:
     with AtomicOutput(args.output) as out:
         if args.serialize:
             ir_module = IRModule(WORLD, module.context, module.operation)
-            out.stream.write(serialize(ir_module, args.target, args.allow_other_dialects))
+            artifact = serialize(ir_module, args.target, args.allow_other_dialects, source.name)
+            out.stream.write(artifact)
         else:
             out.stream.write(to_custom(str(module)).encode() + b"\n")
         out.commit()
