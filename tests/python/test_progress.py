@@ -1,5 +1,5 @@
 """Long `shlo` commands show their steps on a terminal, and nothing on a pipe or with --quiet;
-`--json` writes what the command printed, as JSON."""
+`--json` writes what the command printed, as JSON; timings interleave the systems compared."""
 
 from __future__ import annotations
 
@@ -66,3 +66,16 @@ def test_run_bench_and_compare_write_json(
     report = json.loads(compare_json.read_text())
     assert report["ok"] is True and report["devices"][0]["checks"][0]["max_abs"] == 0
     capsys.readouterr()
+
+
+def test_interleaved_timing_visits_every_system_in_each_round() -> None:
+    from shlo.runtime.timing import interleaved_ms
+
+    visits: list[str] = []
+    calls = {name: (lambda n=name: visits.append(n)) for name in ("a", "b", "c")}
+    times = interleaved_ms(calls, runs=7, rounds=3, warmup=1)
+    assert {name: len(t) for name, t in times.items()} == {"a": 7, "b": 7, "c": 7}
+    timed = visits[3:]  # after one warm-up call of each
+    rounds = [timed[:9], timed[9:15], timed[15:]]  # 3, 2 and 2 calls of each
+    assert [r[0] for r in rounds] == ["a", "b", "c"]  # each round starts one further along
+    assert all(set(r) == {"a", "b", "c"} for r in rounds)
