@@ -17,7 +17,7 @@ def test_demo_model_leaves_artifacts_and_passes(tmp_path: Path) -> None:
     assert [row["ok"] for row in rows] == [True, True]
     assert rows[0]["compile_s"] == rows[1]["compile_s"]  # one compile serves both CPU devices
     assert rows[0]["max_abs_error"] < 1e-4 and rows[0]["latency_ms"] > 0
-    for row in rows:  # eager timed beside each device, with its spread
+    for row in rows:  # eager from several calls, with its spread
         low, high = row["eager_quartiles_ms"]
         assert 0 < low <= row["eager_ms"] <= high
     for name in ("mlp.mlir", "mlp.flat.mlir", "mlp.llvm-cpu.vmfb"):

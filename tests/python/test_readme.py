@@ -3,6 +3,8 @@ they say (text, bytecode, either world, mlir-opt's error format, short reprs).""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
@@ -50,3 +52,20 @@ def test_python_dash_m_shlo_is_the_shlo_command() -> None:
         [sys.executable, "-m", "shlo", "--help"], capture_output=True, text=True, check=True
     )
     assert done.stdout.startswith("usage: shlo ")
+
+
+def test_readme_shlo_commands_run_as_printed(tmp_path: Path) -> None:
+    """Each line of the README's `shlo` command block, in order, in a fresh folder (`shlo demo`
+    aside: the demo's path is tested in test_demo.py, and `tools/demo` runs it whole)."""
+    block = next(b for b in re.findall(r"^```sh\n(.*?)^```", README.read_text(), re.M | re.S)
+                 if b.startswith("shlo import"))  # fmt: skip
+    lines = [line for line in block.splitlines() if line.strip() != "shlo demo"]
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"
+    for line in lines:
+        done = subprocess.run(
+            ["bash", "-c", line], cwd=tmp_path, env={**os.environ, "PATH": path},
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
+    assert (tmp_path / "build" / "module.mlirbc").is_file()
+    assert json.loads((tmp_path / "bench.json").read_text())["runs"] == 50

@@ -2,8 +2,8 @@
 
 Each model (an MLP, a small CNN with batch norm and pooling, a transformer encoder block) is
 imported to StableHLO, flattened, compiled for every device available here and run, and its
-outputs are compared with PyTorch eager; each device's latency and eager's are timed in
-interleaved rounds, and eager's quartiles show its spread.  A table goes to stdout; the
+outputs are compared with PyTorch eager; latencies are medians of several calls, and eager's
+quartiles show its spread.  A table goes to stdout; the
 artifacts (.mlir before and after flattening, .vmfb, report.json) to the output folder.
 """
 
@@ -27,7 +27,7 @@ from shlo.pipeline.run import flatten
 from shlo.runtime.compiled_model import CompiledModel
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.runtime.numerics import compare_outputs
-from shlo.runtime.timing import interleaved_ms
+from shlo.runtime.timing import time_calls
 from shlo.tools.demo_models import DEMO_MODELS, Example
 
 # Every device here, local-sync (one thread) beside local-task (a thread pool) included: on
@@ -48,6 +48,9 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
     model, inputs = example.instantiate()
     with torch.no_grad():
         expected = model(*inputs)
+        # before any IREE device exists: their worker threads (lavapipe's above all) take
+        # cores from eager's threads while they live
+        eager = time_calls(lambda: model(*inputs), RUNS)
     _progress(f"{example.name}: importing with torch.export + torch-mlir")
     imported = import_model(model, inputs)
     before = imported.module.text()
@@ -69,9 +72,7 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
         _progress(f"{example.name}: running on {device}")
         runner = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
         checks = compare_outputs(runner(*inputs), expected)
-        with torch.no_grad():  # eager timed beside each device, in interleaved rounds
-            calls = {"shlo": functools.partial(runner, *inputs), "eager": lambda: model(*inputs)}
-            times = interleaved_ms(calls, RUNS)
+        latency = time_calls(functools.partial(runner, *inputs), RUNS)
         rows.append(
             {
                 "model": example.name,
@@ -80,10 +81,10 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
                 "max_abs_error": max(c.max_abs for c in checks),
                 "ok": all(c.ok for c in checks),
                 "compile_s": compile_s,
-                "latency_ms": statistics.median(times["shlo"]),
-                "latency_quartiles_ms": statistics.quantiles(times["shlo"], n=4)[::2],
-                "eager_ms": statistics.median(times["eager"]),
-                "eager_quartiles_ms": statistics.quantiles(times["eager"], n=4)[::2],
+                "latency_ms": statistics.median(latency),
+                "latency_quartiles_ms": statistics.quantiles(latency, n=4)[::2],
+                "eager_ms": statistics.median(eager),
+                "eager_quartiles_ms": statistics.quantiles(eager, n=4)[::2],
                 "vmfb": str(vmfb),
                 "iree_compile": compiled.command_line(),
             }
