@@ -63,6 +63,10 @@ CASES = {
         lambda: (torch.randint(-128, 127, (4, 5), dtype=torch.int8),),
     ),
     "norm_p3": (lambda x: aten.norm(x, 3.0), lambda: (_rand(3, 4),)),
+    "erf_reciprocal_of_ints": (
+        lambda x: (torch.erf(x), torch.reciprocal(x), torch.erf(x.float())),
+        lambda: (torch.randint(-3, 4, (3, 4), dtype=torch.int32),),
+    ),
 }
 
 

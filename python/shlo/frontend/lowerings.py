@@ -6,6 +6,7 @@ computes them, so the module stays StableHLO from end to end:
 
 - `prims.prod` (what torch's `cumprod` and `prod` decompositions reach) as ATen's `prod`, one
   dimension at a time.
+- `erf` and `reciprocal` of an integer tensor on the float it promotes to.
 - `x >> n`, `x << n` and `norm(x, p)` as the ops they stand for (`bitwise_right_shift` by a
   0-d tensor, `linalg.vector_norm`).
 - `unfold` of a 0-d tensor as the 1-element tensor it unfolds like.
@@ -59,6 +60,18 @@ def shift_left(x: torch.Tensor, bits: Any) -> torch.Tensor:
 
 def norm(x: torch.Tensor, p: Any = 2) -> torch.Tensor:
     return torch.linalg.vector_norm(x, 2 if p is None else p)
+
+
+def _on_floats(op: Any) -> Callable[..., Any]:
+    """`op` of an integer tensor computed on the default float dtype, as ATen promotes it
+    (torch-mlir lowers these ops for float inputs only)."""
+
+    def run(x: torch.Tensor) -> Any:
+        if x.dtype.is_floating_point or x.dtype.is_complex:
+            return NotImplemented  # lowered as it is
+        return op(x.to(torch.get_default_dtype()))
+
+    return run
 
 
 def unfold(x: torch.Tensor, dimension: int, size: int, step: int) -> torch.Tensor:
@@ -126,6 +139,8 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.__rshift__.Scalar: shift_right,
     aten.__lshift__.Scalar: shift_left,
     aten.norm.Scalar: norm,
+    aten.erf.default: _on_floats(aten.erf.default),
+    aten.reciprocal.default: _on_floats(aten.reciprocal.default),
     aten.unfold.default: unfold,
     aten.kthvalue.default: kthvalue,
     aten.isclose.default: isclose,
