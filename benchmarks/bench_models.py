@@ -101,7 +101,7 @@ def measure(name: str, runs: int) -> dict:
     from shlo.passes.op_stats import function_stats
     from shlo.runtime.loaded import LoadedModule
     from shlo.runtime.numerics import compare_outputs
-    from shlo.runtime.timing import interleaved_ms, time_calls
+    from shlo.runtime.timing import interleaved_ms, median_ms
 
     model, inputs = build(name)
     alone = {}
@@ -109,7 +109,7 @@ def measure(name: str, runs: int) -> dict:
         expected = model(*inputs)
         for threads in (1, os.cpu_count() or 1):  # before any IREE device takes a core
             torch.set_num_threads(threads)
-            alone[threads == 1] = statistics.median(time_calls(lambda: model(*inputs), runs))
+            alone[threads == 1] = median_ms(lambda: model(*inputs), runs)
     start = time.perf_counter()
     imported = import_model(model, inputs)
     imported.module = flatten(imported.module)

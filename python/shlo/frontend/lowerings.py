@@ -14,8 +14,8 @@ computes them, so the module stays StableHLO from end to end:
 - `isclose` as ATen defines it: equal values (infinities included) or a finite `|a - b|` at
   most `atol + |rtol * b|`; NaNs close to each other only with `equal_nan`.
 - `upsample_nearest2d` with an output size, as a gather of each output pixel's source, and
-  its backward, the sum of
-  the gradient over each input pixel's copies, as a scatter-add to those sources.
+  its backward, the sum of the gradient over each input pixel's copies, as a scatter-add to
+  those sources.
 
 `float(n)` of an integer that came from a tensor (`float(int(t))`), as TorchDynamo traces it
 (`torch.sym_float`), has no import in torch-mlir; `scalar_casts_as_items` makes it

@@ -34,14 +34,21 @@ class Diagnostic:
     notes: tuple[Diagnostic, ...] = ()
 
     @classmethod
-    def from_binding(cls, diag: Any) -> Diagnostic:
-        """From a bindings `Diagnostic` or `DiagnosticInfo` (both worlds have the same shape)."""
-        match = _FILE_LOC.search(str(diag.location))
+    def at(
+        cls, location: Any, severity: str, message: str, notes: tuple[Diagnostic, ...] = ()
+    ) -> Diagnostic:
+        """A diagnostic at the first file location of a bindings `Location`."""
+        match = _FILE_LOC.search(str(location))
         where = (
             (match.group(1), int(match.group(2)), int(match.group(3))) if match else (None, 0, 0)
         )
+        return cls(severity, message, *where, notes=notes)
+
+    @classmethod
+    def from_binding(cls, diag: Any) -> Diagnostic:
+        """From a bindings `Diagnostic` or `DiagnosticInfo` (both worlds have the same shape)."""
         notes = tuple(cls.from_binding(note) for note in diag.notes)
-        return cls(diag.severity.name.lower(), diag.message, *where, notes=notes)
+        return cls.at(diag.location, diag.severity.name.lower(), diag.message, notes)
 
     def renamed(self, old: str, new: str) -> Diagnostic:
         """The same diagnostic with locations in file `old` moved to file `new`."""

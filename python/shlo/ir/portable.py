@@ -10,8 +10,9 @@ import re
 from collections.abc import Iterable
 
 from shlo.errors import ShloError
+from shlo.ir.diagnostics import Diagnostic, format_diagnostic
 from shlo.ir.edit import ops_in
-from shlo.ir.module import UNNAMED, IRModule
+from shlo.ir.module import UNNAMED, IRModule, constant_value
 from shlo.ir.stablehlo import WORLD, minimum_version, stablehlo_version
 from shlo.ir.stablehlo import deserialize as _deserialize
 from shlo.ir.stablehlo import serialize as _serialize
@@ -68,20 +69,18 @@ def serialize(
     buffer MLIR calls `-` named `source_name`)."""
     version = resolve_target(target)
     context = module.context if module.world is WORLD else WORLD.make_context(ContextPolicy())
-    text = module.operation.get_asm(enable_debug_info=True, assume_verified=True)
-    if "dense_resource<" in text:  # VHLO has no resources: their bytes go inline
+    copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
+    if _holds_resources(copy):  # VHLO has no resources: their bytes go inline
+        text = copy.operation.get_asm(enable_debug_info=True, assume_verified=True)
         copy = WORLD.ir.Module.parse(_resources_inlined(text), context)
-    else:
-        copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
     foreign = None if allow_other_dialects else _first_foreign_op(copy)
     if foreign is not None:
-        where = _FILE_LINE_COL.search(str(foreign.location))
-        site = f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
-        site = site.replace(f"{UNNAMED}:", f"{source_name}:", 1) if site.startswith("-:") else site
-        raise LocatedPortableError(
-            f"{site}: error: '{foreign.name}' is not StableHLO: a portable artifact holds "
-            "only stablehlo, func and builtin ops (--allow-other-dialects keeps the rest)"
+        message = (
+            f"'{foreign.name}' is not StableHLO: a portable artifact holds only stablehlo, "
+            "func and builtin ops (--allow-other-dialects keeps the rest)"
         )
+        where = Diagnostic.at(foreign.location, "error", message).renamed(UNNAMED, source_name)
+        raise LocatedPortableError(format_diagnostic(where, {}))
     try:
         return _serialize(copy, version, allow_other_dialects)
     except ValueError:
@@ -91,7 +90,6 @@ def serialize(
 
 
 _PORTABLE_DIALECTS = ("builtin", "func", "stablehlo")
-_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+:\d+)')
 
 
 def _first_foreign_op(module: object) -> object | None:
@@ -99,6 +97,19 @@ def _first_foreign_op(module: object) -> object | None:
         if op.name.split(".", 1)[0] not in _PORTABLE_DIALECTS:
             return op
     return None
+
+
+def _holds_resources(module: object) -> bool:
+    """Whether a constant's value is a `dense_resource` blob (attributes come back
+    undowncast: the cast is the type test)."""
+    for op in ops_in(module, "stablehlo.constant"):
+        value = constant_value(op)
+        try:
+            WORLD.ir.DenseResourceElementsAttr(value)
+        except (ValueError, TypeError):
+            continue
+        return True
+    return False
 
 
 _RESOURCE_USE = re.compile(r"dense_resource<([^>]+)>")

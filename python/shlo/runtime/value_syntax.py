@@ -72,10 +72,12 @@ def save_value(target: str, array: np.ndarray) -> None:
 
 
 def parse_value(text: str, files: NpyFiles | None = None) -> np.ndarray:
-    """One value in iree-run-module's syntax."""
+    """One value in iree-run-module's syntax; `files` keeps `.npy` files open for `+@`."""
     if text.startswith(("@", "+@")):
+        if files is None:  # a file of its own, closed once read
+            return parse_values([text])[0]
         append = text.startswith("+")
-        return (files or NpyFiles()).read(text.removeprefix("+").removeprefix("@"), append=append)
+        return files.read(text.removeprefix("+").removeprefix("@"), append=append)
     spec, has_values, values = text.partition("=")
     dims, element = _SPEC.fullmatch(spec.strip()).groups()  # always matches
     if element not in ELEMENT_TYPES:
