@@ -4,8 +4,9 @@
     python3 tools/check_imports.py          # exit 1 and one line per problem, else a summary
 
 Every import counts, the ones inside functions too (a cycle that only closes at run time is
-still a cycle); imports under `if TYPE_CHECKING:` do not, as they never run.  The MLIR and IREE
-bindings may be imported only by the modules in `BINDING_MODULES`.  Standard library only.
+still a cycle); imports under `if TYPE_CHECKING:` do not, as they never run.  The MLIR, IREE
+and TensorFlow bindings may be imported only by the modules in `BINDING_MODULES`.  Standard
+library only.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # package -> folder, as pyproject.toml maps them
 SOURCES = {"shlo": ROOT / "python" / "shlo", "shlo.passes": ROOT / "passes"}
-BINDINGS = ("torch_mlir", "iree")
+BINDINGS = ("torch_mlir", "iree", "tensorflow")
 BINDING_MODULES = {
     "shlo.ir.stablehlo": "torch-mlir's MLIR bindings with StableHLO",
     "shlo.ir.iree": "IREE's MLIR bindings",
     "shlo.runtime.bindings": "IREE's runtime bindings",
     "shlo.frontend.fx_importer": "torch-mlir's FX importer and its internals",
+    "shlo.serving.tf_writer": "TensorFlow, in a child process (its MLIR and torch-mlir's clash)",
 }
 
 

@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 LIT_INPUTS = Path(__file__).resolve().parent.parent / "lit" / "Inputs"
+
+# TensorFlow's tests: in the slow target (tools/check --slow installs the `tf` extra), and
+# skipped wherever TensorFlow is absent.  Only child processes ever import it.
+TENSORFLOW_MARKS = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("tensorflow") is None,
+        reason="TensorFlow is not installed (pip install -e '.[tf]')",
+    ),
+]
+
+
+def needs_tensorflow(test: Callable) -> Callable:
+    """The marks of TensorFlow's tests, as a decorator."""
+    for mark in TENSORFLOW_MARKS:
+        test = mark(test)
+    return test
+
 
 NESTED = """// Nested private calls and a dead function.
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {

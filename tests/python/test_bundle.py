@@ -126,3 +126,14 @@ def test_pickled_arrays_are_never_loaded(tmp_path: Path) -> None:
         np.save(stream, np.array([{"payload": 1}], dtype=object), allow_pickle=True)
     with pytest.raises(BundleError, match="fc.bias: cannot read as .npy"):
         load_module(tmp_path)
+
+
+def test_bfloat16_weights_load_back_as_bfloat16(tmp_path: Path) -> None:
+    """np.save writes bfloat16 as 2-byte voids; loading reads them back as bfloat16."""
+    model = torch.nn.Linear(8, 3).to(torch.bfloat16).eval()
+    x = torch.randn(2, 8, dtype=torch.bfloat16)
+    save_bundle(model, (x,), tmp_path)
+    assert np.load(tmp_path / "data" / "weight").dtype == np.dtype("V2")
+    result = Bundle(tmp_path)(x)
+    with torch.no_grad():
+        assert result.dtype == torch.bfloat16 and torch.equal(result, model(x))

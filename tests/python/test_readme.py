@@ -13,15 +13,26 @@ from pathlib import Path
 import pytest
 
 import shlo
+from conftest import TENSORFLOW_MARKS, needs_tensorflow
 from shlo.api import ParseError
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SNIPPETS = re.findall(r"^```python\n(.*?)^```", README.read_text(), re.MULTILINE | re.DOTALL)
+BLOCKS = re.findall(r"^```sh\n(.*?)^```", README.read_text(), re.M | re.S)
 MAIN = "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}"
 
 
-@pytest.mark.parametrize("index", range(len(SNIPPETS)))
-def test_readme_snippet_runs(index: int, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "index",
+    [
+        pytest.param(i, marks=TENSORFLOW_MARKS if "shlo.serving" in snippet else [])
+        for i, snippet in enumerate(SNIPPETS)
+    ],
+)
+def test_readme_snippet_runs(
+    index: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # snippets that write files write them here
     exec(compile(SNIPPETS[index], f"README.md snippet {index}", "exec"), {})  # noqa: S102
     printed = capsys.readouterr().out
     for comment in re.findall(r"print\(.*\)\s+# (<[^\n]*|stablehlo\.\S+)", SNIPPETS[index]):
@@ -54,18 +65,28 @@ def test_python_dash_m_shlo_is_the_shlo_command() -> None:
     assert done.stdout.startswith("usage: shlo ")
 
 
-def test_readme_shlo_commands_run_as_printed(tmp_path: Path) -> None:
-    """Each line of the README's `shlo` command block, in order, in a fresh folder (`shlo demo`
-    aside: the demo's path is tested in test_demo.py, and `tools/demo` runs it whole)."""
-    block = next(b for b in re.findall(r"^```sh\n(.*?)^```", README.read_text(), re.M | re.S)
-                 if b.startswith("shlo import"))  # fmt: skip
-    lines = [line for line in block.splitlines() if line.strip() != "shlo demo"]
+def _run_lines(lines: list[str], folder: Path) -> None:
+    """Each command line in order, in `folder`, with the venv's scripts on the PATH."""
     path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"
     for line in lines:
         done = subprocess.run(
-            ["bash", "-c", line], cwd=tmp_path, env={**os.environ, "PATH": path},
+            ["bash", "-c", line], cwd=folder, env={**os.environ, "PATH": path},
             capture_output=True, text=True,
         )  # fmt: skip
         assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
+
+
+def test_readme_shlo_commands_run_as_printed(tmp_path: Path) -> None:
+    """Each line of the README's `shlo` command block, in order, in a fresh folder (`shlo demo`
+    aside: the demo's path is tested in test_demo.py, and `tools/demo` runs it whole)."""
+    block = next(b for b in BLOCKS if b.startswith("shlo import") and "saved-model" not in b)
+    _run_lines([line for line in block.splitlines() if line.strip() != "shlo demo"], tmp_path)
     assert (tmp_path / "build" / "module.mlirbc").is_file()
     assert json.loads((tmp_path / "bench.json").read_text())["runs"] == 50
+
+
+@needs_tensorflow
+def test_readme_saved_model_commands_run_as_printed(tmp_path: Path) -> None:
+    block = next(b for b in BLOCKS if "shlo saved-model" in b)
+    _run_lines(block.splitlines(), tmp_path)
+    assert (tmp_path / "mlp_saved" / "saved_model.pb").is_file()

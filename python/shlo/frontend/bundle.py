@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import torch
 from torch.utils import _pytree as pytree
@@ -206,26 +207,39 @@ def _location(raw: dict) -> InputLocation:
     return location
 
 
-def _load_array(path: Path, signature: VariableSignature) -> np.ndarray:
+def load_array(
+    path: Path, signature: VariableSignature, mmap_mode: str | None = None
+) -> np.ndarray:
+    """The `.npy` at `path`, checked against the signature the function gives it (`mmap_mode`
+    "r" checks it without reading the data)."""
     try:
-        array = np.load(path, allow_pickle=False)
+        array = np.load(path, mmap_mode=mmap_mode, allow_pickle=False)
     except (OSError, ValueError) as error:
         raise BundleError(f"{path}: cannot read as .npy ({error})") from None
+    array = as_saved(array, signature.dtype)
     want = [d for d in signature.shape]
-    if list(array.shape) != want or _dtype_name(array.dtype) != signature.dtype:
+    if list(array.shape) != want or dtype_name(array.dtype) != signature.dtype:
         raise BundleError(
-            f"{path}: {_dtype_name(array.dtype)}{list(array.shape)} where the function takes "
+            f"{path}: {dtype_name(array.dtype)}{list(array.shape)} where the function takes "
             f"{signature.dtype}{want}"
         )
     return array
 
 
-def _dtype_name(dtype: np.dtype) -> str:
+def as_saved(array: np.ndarray, dtype: str) -> np.ndarray:
+    """`array` read back from `np.save`, which writes bfloat16 as 2-byte voids, as `dtype`."""
+    if dtype == "bfloat16" and array.dtype == np.dtype("V2"):
+        return array.view(ml_dtypes.bfloat16)
+    return array
+
+
+def dtype_name(dtype: np.dtype) -> str:
     return "bool" if dtype == np.bool_ else str(dtype)
 
 
-def _read_module(root: Path, name: str) -> IRModule:
-    """The function's module: the portable artifact, else plain bytecode, else the text."""
+def read_module(root: Path, name: str) -> IRModule:
+    """The function's module as saved (weights still arguments): the portable artifact, else
+    plain bytecode, else the text."""
     bytecode, text = root / "functions" / f"{name}.bytecode", root / "functions" / f"{name}.mlir"
     context = WORLD.make_context(ContextPolicy())
     try:
@@ -266,7 +280,7 @@ def load_module(directory: str | Path, name: str = "forward") -> tuple[IRModule,
     only the user's inputs, in the order of their positions."""
     root = Path(directory)
     meta = read_meta(root, name)
-    module = _read_module(root, name)
+    module = read_module(root, name)
     inputs, _ = _function_types(module, "main")
     if len(inputs) != len(meta.input_locations):
         raise BundleError(f"@main takes {len(inputs)} arguments; the metadata describes "
@@ -275,15 +289,25 @@ def load_module(directory: str | Path, name: str = "forward") -> tuple[IRModule,
     for index, (location, signature) in enumerate(
         zip(meta.input_locations, meta.input_signature, strict=True)
     ):
-        if location.type_ == PARAMETER:
-            values[index] = _load_array(root / "data" / location.name, signature)
-        elif location.type_ == CONSTANT:
-            values[index] = _load_array(root / "constants" / str(location.position), signature)
+        if location.type_ != INPUT_ARG:
+            values[index] = load_array(value_file(root, location), signature)
     _bind(module, "main", values)
+    return untupled(module), meta
+
+
+def value_file(root: Path, location: InputLocation) -> Path:
+    """Where a parameter's or a constant's value is saved."""
+    if location.type_ == PARAMETER:
+        return root / "data" / location.name
+    return root / "constants" / str(location.position)
+
+
+def untupled(module: IRModule) -> IRModule:
+    """`module` with @main's tuple results (torch_xla writes them) as separate results, which
+    IREE and XlaCallModule take at a function boundary."""
     if any(result.startswith("tuple<") for result in _function_types(module, "main")[1]):
-        # torch_xla's modules return a tuple, which IREE does not take at a function boundary
-        module = run_pipeline(module, _UNTUPLE)
-    return module, meta
+        return run_pipeline(module, _UNTUPLE)
+    return module
 
 
 class Bundle:

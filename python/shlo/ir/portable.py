@@ -58,6 +58,17 @@ def resolve_target(target: str) -> str:
     return version
 
 
+def readable_by(reader: str) -> str:
+    """The newest version that this StableHLO writes and a reader of version `reader` reads."""
+    version = min(reader, stablehlo_version(), key=_version_tuple)
+    if _version_tuple(version) < _version_tuple(minimum_version()):
+        raise PortableError(
+            f"the reader takes StableHLO up to {reader}, older than the oldest version this "
+            f"StableHLO writes ({minimum_version()})"
+        )
+    return version
+
+
 def serialize(
     module: IRModule,
     target: str = "current",

@@ -4,6 +4,7 @@
     shlo compile model.mlir --target llvm-cpu -o model.vmfb                (or a bundle DIR)
     shlo run model.vmfb --device local-task --input=2x3xf32=1,2,3,4,5,6 --output=@out.npy
     shlo bench model.vmfb --input=@x.npy --runs 50
+    shlo saved-model DIR -o saved_model/              (a bundle, or a factory: TensorFlow Serving)
     shlo demo
 
 Values use iree-run-module's syntax (`shlo.runtime.value_syntax`): `2x2xf32=[1 2][3 4]`,
@@ -31,36 +32,44 @@ PROG = "shlo"
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    import torch
-
     from shlo.frontend.torch_import import import_model
     from shlo.ir.module import PrintOptions
     from shlo.ir.output import AtomicOutput
     from shlo.pipeline.run import flatten
-    from shlo.runtime.value_syntax import parse_values
     from shlo.tools.progress import Steps
 
     with Steps(3, quiet=args.quiet) as steps:
         with steps.step(f"building {args.factory}"):
-            model, example = load_factory(args.factory)
-        inputs = tuple(map(torch.from_numpy, parse_values(args.input))) if args.input else example
-        if inputs is None:
-            raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+            model, inputs = _model_and_inputs(args.factory, args.input)
         if args.bundle:
             from shlo.frontend.bundle import save_bundle
 
             with steps.step("torch.export, torch-mlir import, writing the bundle"):
-                meta = save_bundle(model.eval(), tuple(inputs), args.bundle)
+                meta = save_bundle(model.eval(), inputs, args.bundle)
             print(f"{PROG}: wrote bundle {args.bundle} (StableHLO {meta.stablehlo_version})")
             return 0
         with steps.step("torch.export and torch-mlir import"):
-            imported = import_model(model.eval(), tuple(inputs), output_type=args.output_type)
+            imported = import_model(model.eval(), inputs, output_type=args.output_type)
         with steps.step("flattening and writing"):
             module = imported.module if args.no_flatten else flatten(imported.module)
             with AtomicOutput(args.output) as out:
                 module.write(out.stream, PrintOptions(bytecode=args.emit_bytecode))
                 out.commit()
     return 0
+
+
+def _model_and_inputs(factory: str, texts: list[str]) -> tuple[Any, tuple]:
+    """The factory's model and its inputs: those given as `--input` values, else the
+    factory's example inputs."""
+    import torch
+
+    from shlo.runtime.value_syntax import parse_values
+
+    model, example = load_factory(factory)
+    inputs = tuple(map(torch.from_numpy, parse_values(texts))) if texts else example
+    if inputs is None:
+        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    return model, tuple(inputs)
 
 
 def _read_module(path: str) -> Any:
@@ -120,18 +129,11 @@ def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from shlo.runtime.value_syntax import format_value, save_value
+    from shlo.runtime.value_syntax import format_value
 
     loaded, inputs = _loaded(args)
     results = loaded(args.function, *inputs)
-    for index, result in enumerate(results):
-        print(f"result[{index}]: hal.buffer_view")  # as iree-run-module prints it
-        print(format_value(result) if result.size <= _PRINTED_ELEMENTS else _too_many(result))
-    for target, result in zip(args.output, results, strict=False):
-        save_value(target, result)
-    failures = _compare_expected(args.expected_output, results)
-    for failure in failures:
-        print(f"{PROG}: {failure}", file=sys.stderr)
+    failures = _report_results(results, args.output, args.expected_output)
     if args.json:
         from shlo.tools.json_report import write_json
 
@@ -139,6 +141,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_json(args.json, {"function": args.function, "device": args.device,
                                "results": values, "failures": failures})  # fmt: skip
     return 1 if failures else 0
+
+
+def _report_results(
+    results: list[np.ndarray], outputs: list[str], expected: list[str]
+) -> list[str]:
+    """Print `results` as iree-run-module does, save them to `outputs`, and say which differ
+    from `expected` (on stderr, and returned)."""
+    from shlo.runtime.value_syntax import format_value, save_value
+
+    for index, result in enumerate(results):
+        print(f"result[{index}]: hal.buffer_view")  # as iree-run-module prints it
+        print(format_value(result) if result.size <= _PRINTED_ELEMENTS else _too_many(result))
+    for target, result in zip(outputs, results, strict=False):
+        save_value(target, result)
+    failures = _compare_expected(expected, results)
+    for failure in failures:
+        print(f"{PROG}: {failure}", file=sys.stderr)
+    return failures
 
 
 _PRINTED_ELEMENTS = 1024  # iree-run-module's --print_max_element_count
@@ -240,16 +260,46 @@ def _import_for_compare(args: argparse.Namespace) -> tuple:
 
     from shlo.frontend.torch_import import import_model
     from shlo.pipeline.run import flatten
-    from shlo.runtime.value_syntax import parse_values
 
-    model, example = load_factory(args.source)
-    inputs = tuple(map(torch.from_numpy, parse_values(args.input))) if args.input else example
-    if inputs is None:
-        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    model, inputs = _model_and_inputs(args.source, args.input)
     with torch.no_grad():
         eager = [leaf.numpy() for leaf in pytree.tree_leaves(model.eval()(*inputs))]
-    module = flatten(import_model(model, tuple(inputs)).module)
+    module = flatten(import_model(model, inputs).module)
     return module, [x.numpy() for x in inputs], eager
+
+
+def cmd_saved_model(args: argparse.Namespace) -> int:
+    """A TensorFlow SavedModel from a bundle (run on `--input` values when given) or from a
+    factory's model (checked against eager)."""
+    from shlo.runtime.value_syntax import parse_values
+    from shlo.serving.saved_model import save_saved_model, save_torch_module_as_tf_saved_model
+    from shlo.tools.progress import Steps
+
+    failures: list[str] = []
+    with Steps(2, quiet=args.quiet) as steps:
+        if Path(args.source).is_dir():
+            with steps.step(f"writing {args.output} (TensorFlow, in a child process)"):
+                inputs = parse_values(args.input) if args.input else None
+                saved, results = save_saved_model(
+                    args.source, args.output, name=args.name, platform=args.platform,
+                    inputs=inputs,
+                )  # fmt: skip
+            if results is not None:
+                failures = _report_results(results, args.output_value, args.expected_output)
+        else:
+            with steps.step(f"building {args.source}"):
+                model, inputs = _model_and_inputs(args.source, args.input)
+            with steps.step(f"writing {args.output}, then running it in TensorFlow"):
+                saved = save_torch_module_as_tf_saved_model(
+                    model.eval(), inputs, args.output, platform=args.platform
+                )
+            print(f"{PROG}: TensorFlow's results match PyTorch eager")
+    print(
+        f"{PROG}: wrote SavedModel {saved.path} (StableHLO {saved.stablehlo_version} in "
+        f"XlaCallModule; signature serving_default, {len(saved.inputs)} inputs args_N, "
+        f"{len(saved.outputs)} outputs output_N)"
+    )
+    return 1 if failures else 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -326,6 +376,17 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"{', '.join(DEVICES)} (default: each target's first device here)",
     )
     compare.set_defaults(run=cmd_compare)
+    saved = commands.add_parser(
+        "saved-model", help="a bundle or a model -> TensorFlow SavedModel (TensorFlow Serving)"
+    )
+    saved.add_argument("source", help="a bundle directory, or a factory as `shlo import` takes")
+    saved.add_argument("-o", "--output", required=True, help="the SavedModel folder to write")
+    saved.add_argument("--input", action="append", default=[], help="input value (repeatable)")
+    saved.add_argument("--name", default="forward", help="the bundle's function")
+    saved.add_argument("--platform", default="CPU", help="CPU, CUDA, ROCM or TPU")
+    saved.add_argument("--output-value", action="append", default=[], help="@file.npy per result")
+    saved.add_argument("--expected-output", action="append", default=[])
+    saved.set_defaults(run=cmd_saved_model)
     demo = commands.add_parser("demo", help="import, flatten, compile and run built-in models")
     demo.add_argument("--output-dir", type=Path, default=Path("out/demo"))
     demo.set_defaults(run=cmd_demo)

@@ -1,0 +1,1 @@
+"""StableHLO handed to other serving stacks (TensorFlow Serving through a SavedModel)."""
