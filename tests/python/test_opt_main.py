@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,19 @@ def test_success_prints_module(nested_file: Path, capsys: pytest.CaptureFixture[
     assert main([str(nested_file), "--inline", "--symbol-dce"]) == 0
     out = capsys.readouterr().out
     assert out.count("func.func") == 1 and "call" not in out
+
+
+def test_a_pipeline_on_a_small_file_never_loads_numpy(nested_file: Path) -> None:
+    """Start-up: numpy costs a third of shlo-opt's start, and a plain pipeline needs none of it
+    (every Python pass registers without it)."""
+    script = f"""
+import sys
+from shlo.tools.opt_main import main
+code = main([{str(nested_file)!r}, "--inline", "--canonicalize", "-o", {os.devnull!r}])
+print(code, "numpy" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.split() == ["0", "False"], done.stderr
 
 
 def test_pass_failure_points_at_the_op(

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from shlo.interpreter.probes import Probed, ProbeRecord, load, probe
-from shlo.ir.check_dialect import STAND_IN
+from shlo.ir.check_dialect import check_kind
 from shlo.ir.diagnostics import line_column
 from shlo.ir.edit import ops_in
 from shlo.ir.stablehlo import ir
@@ -63,18 +63,6 @@ class CheckFailure:
 
     check: Check
     message: str
-
-
-def check_kind(op: Any) -> str | None:
-    """`expect_eq` for `check.expect_eq` and `stablehlo.custom_call @check.expect_eq`."""
-    name = op.operation.name
-    for prefix in (STAND_IN, "check."):
-        if name.startswith(prefix):
-            return name[len(prefix) :]
-    if name == "stablehlo.custom_call":
-        target = str(op.operation.attributes["call_target_name"]).strip('"')
-        return target[len("check.") :] if target.startswith("check.") else None
-    return None
 
 
 def _function_name(op: Any) -> str:

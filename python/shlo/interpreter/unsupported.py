@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.interpreter.checks import check_kind
-from shlo.ir.check_dialect import STAND_IN
+from shlo.ir.check_dialect import STAND_IN, check_kind
 from shlo.ir.edit import ops_in
 from shlo.ir.stablehlo import ir
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from shlo.errors import ShloError
 from shlo.ir.text import split_top_level
@@ -239,3 +240,15 @@ def to_custom(text: str) -> str:
         shown = type_list[0] if len(set(type_list)) == 1 else ", ".join(type_list)
         lines[index] = f"{indent}check.{kind} {', '.join(parts)} : {shown}{tail}"
     return "\n".join(lines)
+
+
+def check_kind(op: Any) -> str | None:
+    """`expect_eq` for `check.expect_eq` and `stablehlo.custom_call @check.expect_eq`."""
+    name = op.operation.name
+    for prefix in (STAND_IN, "check."):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    if name == "stablehlo.custom_call":
+        target = str(op.operation.attributes["call_target_name"]).strip('"')
+        return target[len("check.") :] if target.startswith("check.") else None
+    return None
