@@ -46,7 +46,7 @@ from shlo.frontend.bundle import (
 from shlo.ir.module import IRModule
 from shlo.ir.portable import readable_by, serialize
 from shlo.runtime.numerics import assert_close
-from shlo.runtime.tensors import to_numpy
+from shlo.runtime.tensors import to_numpy, to_torch
 
 PLATFORMS = ("CPU", "CUDA", "ROCM", "TPU")
 _INSTALL = "install the extra: pip install 'shlo[tf]' (tensorflow-cpu)"
@@ -130,11 +130,7 @@ def save_torch_module_as_tf_saved_model(
         saved, results = save_saved_model(bundle, directory, platform=platform, inputs=inputs)
     with torch.no_grad():
         expected = model(*args, **(kwargs or {}))
-    actual = pytree.tree_unflatten(
-        [torch.from_numpy(np.asarray(r)) for r in results or []],
-        pytree.tree_structure(expected),
-    )
-    assert_close(actual, expected)
+    assert_close([to_torch(result) for result in results or []], expected)  # leaf by leaf
     return saved
 
 
