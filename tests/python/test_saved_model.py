@@ -16,6 +16,7 @@ import torch
 from torch.export import Dim
 
 from conftest import needs_tensorflow
+from shlo.errors import ShloError
 from shlo.frontend.bundle import save_bundle
 from shlo.runtime.numerics import assert_close
 from shlo.runtime.tensors import to_numpy
@@ -180,3 +181,26 @@ def test_without_tensorflow_the_error_says_how_to_install_it(
     assert err.startswith("shlo: SavedModel export failed: TensorFlow is not importable here")
     assert err.rstrip().endswith("pip install 'shlo[tf]' (tensorflow-cpu)")
     assert len(err.splitlines()) == 1 and not (tmp_path / "saved").exists()
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(6, 6)
+
+    def forward(self, x: torch.Tensor, *, scale: torch.Tensor) -> torch.Tensor:
+        return self.linear(x) * scale
+
+
+@needs_tensorflow
+def test_keyword_inputs_and_a_failed_check_keeps_the_older_saved_model(tmp_path: Path) -> None:
+    x, scale, target = torch.randn(2, 6), torch.full((2, 6), 3.0), tmp_path / "saved"
+    target.mkdir()  # an empty folder is written into
+    saved = save_torch_module_as_tf_saved_model(Scaled().eval(), (x,), target, {"scale": scale})
+    assert saved.path == target and len(saved.inputs) == 2
+    before = (target / "saved_model.pb").read_bytes()
+    dropout = torch.nn.Dropout(0.5).train()  # random in eager, random again in TensorFlow
+    with pytest.raises(ShloError):
+        save_torch_module_as_tf_saved_model(dropout, (torch.ones(256),), target)
+    assert (target / "saved_model.pb").read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["saved"]  # no scratch left behind

@@ -14,6 +14,7 @@ version here.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import signal
@@ -121,17 +122,21 @@ def save_torch_module_as_tf_saved_model(
     platform: str = "CPU",
 ) -> SavedModel:
     """Export `model` on example inputs as a SavedModel, then load that SavedModel in
-    TensorFlow, run it on the same inputs and check its results against PyTorch eager."""
-    with tempfile.TemporaryDirectory(prefix="shlo-bundle-") as bundle:
-        meta = save_bundle(model, args, bundle)
+    TensorFlow, run it on the same inputs and check its results against PyTorch eager; it
+    replaces `directory` only when they match."""
+    target = Path(directory)
+    with tempfile.TemporaryDirectory(prefix=".saved-model.", dir=_parent(target)) as scratch:
+        bundle, built = Path(scratch) / "bundle", Path(scratch) / "saved"
+        meta = save_bundle(model, args, bundle, kwargs)
         leaves = pytree.tree_leaves((tuple(args), kwargs or {}))
         positions = [loc.position for loc in meta.input_locations if loc.type_ == INPUT_ARG]
         inputs = [np.asarray(to_numpy(torch.as_tensor(leaves[p]))) for p in positions]
-        saved, results = save_saved_model(bundle, directory, platform=platform, inputs=inputs)
-    with torch.no_grad():
-        expected = model(*args, **(kwargs or {}))
-    assert_close([to_torch(result) for result in results or []], expected)  # leaf by leaf
-    return saved
+        saved, results = save_saved_model(bundle, built, platform=platform, inputs=inputs)
+        with torch.no_grad():
+            expected = model(*args, **(kwargs or {}))
+        assert_close([to_torch(result) for result in results or []], expected)  # leaf by leaf
+        _replace(built, target)
+    return dataclasses.replace(saved, path=target)
 
 
 def _arguments(root: Path, meta: FunctionMeta) -> list[dict[str, Any]]:
@@ -242,13 +247,19 @@ def _parent(target: Path) -> Path:
     parent = target.resolve().parent
     if not parent.is_dir():
         raise SavedModelError(f"cannot write {target}: the folder {parent} does not exist")
-    if target.exists() and not (target / "saved_model.pb").is_file():
+    if _occupied(target) and not (target / "saved_model.pb").is_file():
         raise SavedModelError(f"{target} exists and is not a SavedModel: not replacing it")
     return parent
 
 
+def _occupied(target: Path) -> bool:
+    """Whether `target` holds something: a file, or a folder that is not empty."""
+    return target.exists() and not (target.is_dir() and not any(target.iterdir()))
+
+
 def _replace(built: Path, target: Path) -> None:
-    """Move the finished SavedModel to `target`, replacing an older SavedModel there."""
+    """Move the finished SavedModel to `target`, replacing an older SavedModel (or an empty
+    folder) there."""
     if target.exists():
         retired = built.with_name("retired")
         target.rename(retired)
