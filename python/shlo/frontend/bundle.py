@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import torch
 from torch.utils import _pytree as pytree
@@ -31,7 +30,7 @@ from shlo.backend.targets import Target
 from shlo.errors import ShloError
 from shlo.frontend.torch_import import import_model
 from shlo.ir.edit import erase_arguments, functions
-from shlo.ir.element_types import DTYPES
+from shlo.ir.element_types import DTYPES, as_saved
 from shlo.ir.module import IRModule, from_bytecode, parse_source
 from shlo.ir.output import AtomicOutput
 from shlo.ir.portable import PortableError, deserialize, serialize
@@ -217,24 +216,18 @@ def load_array(
     except (OSError, ValueError) as error:
         raise BundleError(f"{path}: cannot read as .npy ({error})") from None
     array = as_saved(array, signature.dtype)
-    want = [d for d in signature.shape]
-    if list(array.shape) != want or dtype_name(array.dtype) != signature.dtype:
-        raise BundleError(
-            f"{path}: {dtype_name(array.dtype)}{list(array.shape)} where the function takes "
-            f"{signature.dtype}{want}"
-        )
+    if differs := mismatch(array, signature):
+        raise BundleError(f"{path}: {differs}")
     return array
 
 
-def as_saved(array: np.ndarray, dtype: str) -> np.ndarray:
-    """`array` read back from `np.save`, which writes bfloat16 as 2-byte voids, as `dtype`."""
-    if dtype == "bfloat16" and array.dtype == np.dtype("V2"):
-        return array.view(ml_dtypes.bfloat16)
-    return array
-
-
-def dtype_name(dtype: np.dtype) -> str:
-    return "bool" if dtype == np.bool_ else str(dtype)
+def mismatch(array: np.ndarray, signature: VariableSignature) -> str | None:
+    """How `array` differs from what the function takes (`float32[2, 2] where the function
+    takes float32[2, 4]`), or None when it fits."""
+    dtype = "bool" if array.dtype == np.bool_ else str(array.dtype)
+    if list(array.shape) == signature.shape and dtype == signature.dtype:
+        return None
+    return f"{dtype}{list(array.shape)} where the function takes {signature.dtype}{signature.shape}"
 
 
 def read_module(root: Path, name: str) -> IRModule:

@@ -3,6 +3,7 @@ the command line (no bindings needed)."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 DTYPES = {
@@ -21,3 +22,11 @@ DTYPES = {
     "complex<f32>": np.complex64,
     "complex<f64>": np.complex128,
 }
+
+
+def as_saved(array: np.ndarray, dtype: str) -> np.ndarray:
+    """`array` read back from `np.save`, which writes bfloat16 as 2-byte voids, as `dtype` (a
+    numpy dtype name, or `bfloat16`)."""
+    if dtype == "bfloat16" and array.dtype == np.dtype("V2"):
+        return array.view(ml_dtypes.bfloat16)
+    return array

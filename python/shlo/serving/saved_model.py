@@ -35,15 +35,15 @@ from shlo.frontend.bundle import (
     INPUT_ARG,
     FunctionMeta,
     VariableSignature,
-    as_saved,
-    dtype_name,
     load_array,
+    mismatch,
     read_meta,
     read_module,
     save_bundle,
     untupled,
     value_file,
 )
+from shlo.ir.element_types import as_saved
 from shlo.ir.module import IRModule
 from shlo.ir.portable import readable_by, serialize
 from shlo.runtime.numerics import assert_close
@@ -179,14 +179,8 @@ def _check_inputs(inputs: list[np.ndarray], signatures: list[VariableSignature])
     if len(inputs) != len(signatures):
         raise SavedModelError(f"the bundle takes {len(signatures)} inputs, got {len(inputs)}")
     for index, (value, signature) in enumerate(zip(inputs, signatures, strict=True)):
-        fits = len(value.shape) == len(signature.shape) and all(
-            got == want for got, want in zip(value.shape, signature.shape, strict=True)
-        )
-        if not fits or dtype_name(value.dtype) != signature.dtype:
-            raise SavedModelError(
-                f"input {index} (args_{index}) is {dtype_name(value.dtype)}{list(value.shape)} "
-                f"where the function takes {signature.dtype}{signature.shape}"
-            )
+        if differs := mismatch(value, signature):
+            raise SavedModelError(f"input {index} (args_{index}) is {differs}")
 
 
 def _signature(signature: VariableSignature) -> dict[str, Any]:

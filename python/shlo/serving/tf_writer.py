@@ -2,7 +2,8 @@
 
 TensorFlow and torch-mlir each carry their own MLIR, and a process that imports TensorFlow
 before torch-mlir aborts, so TensorFlow is imported only here, in a process of its own that
-imports nothing else of shlo.  The exchange, one JSON line each way:
+imports no MLIR bindings (of shlo, only the bindings-free `shlo.ir.element_types`).  The
+exchange, one JSON line each way:
 
     child:  {"stablehlo": "1.13.7"}         the newest StableHLO this TensorFlow reads
     parent: {"artifact": PATH, ...}          the request, or nothing to stop (see `_request`)
@@ -18,16 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from shlo.ir.element_types import as_saved
+
 # XlaCallModule's calling convention: version 9 names the platforms the module was lowered for.
 CALL_MODULE_VERSION = 9
 SERVING_KEY = "serving_default"
-
-
-def _as_saved(tf: Any, array: np.ndarray, dtype: str) -> np.ndarray:
-    """`array` as `np.save` wrote it (bfloat16 as raw 2-byte voids) read back as `dtype`."""
-    if dtype == "bfloat16" and array.dtype == np.dtype("V2"):
-        return array.view(tf.bfloat16.as_numpy_dtype)
-    return array
 
 
 def _variables(tf: Any, arguments: list[dict]) -> list[Any]:
@@ -35,7 +31,7 @@ def _variables(tf: Any, arguments: list[dict]) -> list[Any]:
     found = []
     for argument in arguments:
         if "file" in argument:
-            array = _as_saved(tf, np.load(argument["file"], allow_pickle=False), argument["dtype"])
+            array = as_saved(np.load(argument["file"], allow_pickle=False), argument["dtype"])
             found.append(tf.Variable(array, trainable=False, name=argument["name"]))
     return found
 
@@ -79,7 +75,7 @@ def run_saved(tf: Any, request: dict) -> None:
     inputs_file, results_file = request["check"]
     with np.load(inputs_file, allow_pickle=False) as stored:
         values = {
-            f"args_{i}": tf.constant(_as_saved(tf, stored[f"arr_{i}"], signature["dtype"]))
+            f"args_{i}": tf.constant(as_saved(stored[f"arr_{i}"], signature["dtype"]))
             for i, signature in enumerate(request["inputs"])
         }
     results = loaded.signatures[SERVING_KEY](**values)
