@@ -170,6 +170,9 @@ def test_a_folder_that_is_not_a_saved_model_is_never_replaced(
         == f"shlo: {tmp_path / 'mine'} exists and is not a SavedModel: not replacing it\n"
     )
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    assert main(["saved-model", str(bundle), "-o", "/proc/shlo-saved"]) == 1  # no scratch there
+    said = "shlo: cannot write /proc/shlo-saved: No such file or directory\n"
+    assert capsys.readouterr().err == said
 
 
 @pytest.mark.skipif(importlib.util.find_spec("tensorflow") is not None, reason="TensorFlow is here")

@@ -88,7 +88,7 @@ def save_saved_model(
     if inputs is not None:
         _check_inputs(inputs, user_inputs)
     target = Path(directory)
-    with tempfile.TemporaryDirectory(prefix=".saved-model.", dir=_parent(target)) as scratch:
+    with _scratch_beside(target) as scratch:
         work = Path(scratch)
         request = {
             "artifact": str(work / "module.vhlo"),
@@ -125,7 +125,7 @@ def save_torch_module_as_tf_saved_model(
     TensorFlow, run it on the same inputs and check its results against PyTorch eager; it
     replaces `directory` only when they match."""
     target = Path(directory)
-    with tempfile.TemporaryDirectory(prefix=".saved-model.", dir=_parent(target)) as scratch:
+    with _scratch_beside(target) as scratch:
         bundle, built = Path(scratch) / "bundle", Path(scratch) / "saved"
         meta = save_bundle(model, args, bundle, kwargs)
         leaves = pytree.tree_leaves((tuple(args), kwargs or {}))
@@ -237,13 +237,18 @@ def _child_failure(stderr: str, returncode: int) -> str:
     return f"SavedModel export failed: {tail[0]}"
 
 
-def _parent(target: Path) -> Path:
+def _scratch_beside(target: Path) -> tempfile.TemporaryDirectory:
+    """A scratch folder beside `target` (the final rename stays on one file system), after
+    checking that `target` may be replaced."""
     parent = target.resolve().parent
     if not parent.is_dir():
         raise SavedModelError(f"cannot write {target}: the folder {parent} does not exist")
     if _occupied(target) and not (target / "saved_model.pb").is_file():
         raise SavedModelError(f"{target} exists and is not a SavedModel: not replacing it")
-    return parent
+    try:
+        return tempfile.TemporaryDirectory(prefix=".saved-model.", dir=parent)
+    except OSError as error:
+        raise SavedModelError(f"cannot write {target}: {error.strerror}") from None
 
 
 def _occupied(target: Path) -> bool:
