@@ -1,8 +1,10 @@
 """Ratchets on the two external suites: fail when shlo passes fewer tests than it did.
 
-`stablehlo`: upstream StableHLO's lit suite (`run_lit.py`) with shlo-opt, shlo-translate and
-filecheck from `.venv`; any vacuous file (one that passes with its expectations broken) fails
-too.  `torch-e2e`: a fixed slice of torch-mlir's e2e suite (`run_e2e.py`, every SLICE-th test
+`stablehlo`: upstream StableHLO's lit suite (`run_lit.py`) with shlo-opt and shlo-translate
+from `.venv` and LLVM's FileCheck, which upstream's checks are written for (`tools/setup`
+installs it; the Python port in `.venv` reads a CHECK-NOT before a CHECK-NEXT past the next
+match); any vacuous file (one that passes with its expectations broken) fails too.
+`torch-e2e`: a fixed slice of torch-mlir's e2e suite (`run_e2e.py`, every SLICE-th test
 in the runner's own order) through `shlo.api:compile_torch`; `torch-e2e-vulkan` the same slice
 compiled for Vulkan (`tools/e2e_vulkan.py`; not in `tools/check`).  The suites live beside the
 repository (`../shared/conformance/`) or under $SHLO_CONFORMANCE_DIR, never inside it; without
@@ -13,8 +15,10 @@ falls below the floor in `tools/conformance_floor.json`.  Raise the floor when t
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,15 +31,23 @@ TOOLS = ROOT / ".venv" / "bin"
 SLICE = 6  # the e2e slice: every 6th test, about 270 of 1,600 (under 10 minutes on 2 cores)
 
 
+def llvm_filecheck() -> str | None:
+    """LLVM's FileCheck on PATH, else the newest of Debian's `llvm-N-tools`."""
+    installed = glob.glob("/usr/lib/llvm-*/bin/FileCheck")
+    newest = max(installed, key=lambda path: int(path.split("-")[1].split("/")[0]), default=None)
+    return shutil.which("FileCheck") or newest
+
+
 def _stablehlo(suite: Path, jobs: int, report: Path) -> list[str] | None:
     runner = suite / "stablehlo" / "run_lit.py"
     if not runner.exists():
         return None
-    tools = {"--opt": "shlo-opt", "--translate": "shlo-translate", "--filecheck": "filecheck"}
+    filecheck = llvm_filecheck()
+    if filecheck is None:
+        raise SystemExit("stablehlo: LLVM's FileCheck is missing (tools/setup installs it)")
     command = [sys.executable, str(runner), "--tests-dir", str(suite / "stablehlo")]
-    for flag, tool in tools.items():
-        command += [flag, str(TOOLS / tool)]
-    return [*command, "--jobs", str(jobs), "--json", str(report)]
+    command += ["--opt", str(TOOLS / "shlo-opt"), "--translate", str(TOOLS / "shlo-translate")]
+    return [*command, "--filecheck", filecheck, "--jobs", str(jobs), "--json", str(report)]
 
 
 def _torch_e2e(

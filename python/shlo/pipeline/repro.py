@@ -55,6 +55,15 @@ def write_repro(
     return path, command
 
 
+def write_input(data: bytes) -> str:
+    """Keep an input that crashed a tool in the reproducer folder; returns its path."""
+    path = _new_file()
+    with AtomicOutput(path) as out:
+        out.stream.write(data)
+        out.commit()
+    return path
+
+
 def reproducer_dir() -> Path:
     return Path(cache_dir()) / "reproducers"
 

@@ -156,6 +156,9 @@ def normalize_argv(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command.  Run as one (no `argv`), each input buffer is processed in a forked child,
+    so that a crash in MLIR's native code is reported (`native_guard`); given `argv` from
+    Python, in this process."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"] or args == ["-version"]:  # fast path: no bindings, no argparse
         from shlo.ir.versions import version_text
@@ -164,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     from shlo.tools.reporting import run_reporting
 
-    return run_reporting(PROG, lambda: _run(args))
+    return run_reporting(PROG, lambda: _run(args, isolate=argv is None))
 
 
 def _split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -177,9 +180,10 @@ def _split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
     return ours, passes
 
 
-def _run(argv: list[str]) -> int:
+def _run(argv: list[str], isolate: bool) -> int:
     parser = build_parser()
-    ours, passes = _split_pass_flags(normalize_argv(argv))
+    argv = normalize_argv(argv)
+    ours, passes = _split_pass_flags(argv)
     args, extras = parser.parse_known_args(ours)
     extras += passes
     if args.version:
@@ -218,28 +222,42 @@ def _run(argv: list[str]) -> int:
     chunks = split_source(source, args.input_split_marker) if args.split_input_file else [source]
     if args.emit_bytecode and len(chunks) > 1:
         raise UsageError("--emit-bytecode cannot be combined with --split-input-file")
-    return _emit(driver, source, chunks, args)
+    return _emit(driver, source, chunks, args, argv, isolate)
 
 
 def _emit(
-    driver: OptPipeline, source: Source, chunks: list[Source], args: argparse.Namespace
+    driver: OptPipeline,
+    source: Source,
+    chunks: list[Source],
+    args: argparse.Namespace,
+    argv: list[str],
+    isolate: bool,
 ) -> int:
     import os
 
     from shlo.ir.output import AtomicOutput
+    from shlo.tools.native_guard import report_crash, rerun_flags, run_guarded
 
     separator = (args.output_split_marker + "\n").encode()
-    ok = True
     with AtomicOutput(args.output) as out:
-        for index, chunk in enumerate(chunks):
+
+        def step(index: int) -> bool:
             out.stream.write(separator if index else b"")
-            ok &= driver.process(chunk, source, out.stream)
-            out.stream.flush()
-        if ok or args.output == "-":
+            out.stream.flush()  # a chunk that crashes still has its place in the output
+            done = driver.process(chunks[index], source, out.stream)
+            out.stream.flush()  # the child leaves by os._exit, which flushes nothing
+            return done
+
+        def crashed(index: int, why: str) -> None:
+            flags = rerun_flags(argv, args.input)
+            report_crash(PROG, chunks[index], len(chunks) > 1, why, flags)
+
+        status = run_guarded(PROG, len(chunks), step, crashed, isolate)
+        if status == 0 or (status == 1 and args.output == "-"):
             out.commit()
-    if not ok and args.output != "-" and os.path.exists(args.output):
+    if status == 1 and args.output != "-" and os.path.exists(args.output):
         print(f"{PROG}: {args.output} left as it was", file=sys.stderr)
-    return 0 if ok else 1
+    return status
 
 
 if __name__ == "__main__":

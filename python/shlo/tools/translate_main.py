@@ -241,13 +241,11 @@ def _verified(source: Source, diagnostics: list[Diagnostic]) -> bool:
     return not problems
 
 
-def _run(args: argparse.Namespace) -> int:
-    from shlo.ir.check_dialect import to_custom
-    from shlo.ir.module import IRModule
+def _run(args: argparse.Namespace, argv: list[str], isolate: bool) -> int:
     from shlo.ir.output import AtomicOutput
-    from shlo.ir.portable import serialize
     from shlo.ir.source import read_source, split_source
-    from shlo.ir.stablehlo import WORLD, passmanager, stablehlo_version
+    from shlo.ir.stablehlo import stablehlo_version
+    from shlo.tools.native_guard import report_crash, rerun_flags, run_guarded
 
     if args.print_stablehlo_version:
         print(f"Current version: {stablehlo_version()}")
@@ -257,38 +255,60 @@ def _run(args: argparse.Namespace) -> int:
         from shlo.ir.bytecode_guard import check_bytecode
 
         check_bytecode(source.data, source.name)
-    if args.interpret:
-        chunks = split_source(source, "// -----") if args.split_input_file else [source]
-        with AtomicOutput(args.output) as out:
-            ok = all([_interpret(chunk, args, source, out.stream) for chunk in chunks])
-            if ok or args.output == "-":
-                out.commit()
-        return 0 if ok else 1
+    split = args.interpret and args.split_input_file
+    chunks = split_source(source, "// -----") if split else [source]
+    with AtomicOutput(args.output) as out:
+
+        def step(index: int) -> bool:
+            if args.interpret:
+                done = _interpret(chunks[index], args, source, out.stream)
+            else:
+                done = _translate(source, args, out.stream)
+            out.stream.flush()  # the child leaves by os._exit, which flushes nothing
+            return done
+
+        def crashed(index: int, why: str) -> None:
+            report_crash(PROG, chunks[index], split, why, rerun_flags(argv, args.input))
+
+        status = run_guarded(PROG, len(chunks), step, crashed, isolate)
+        if status == 0 or (status == 1 and args.interpret and args.output == "-"):
+            out.commit()
+    return status
+
+
+def _translate(source: Source, args: argparse.Namespace, output: BinaryIO) -> bool:
+    """Serialize, deserialize or print `source`; False when it does not load or verify."""
+    from shlo.ir.check_dialect import to_custom
+    from shlo.ir.module import IRModule
+    from shlo.ir.portable import serialize
+    from shlo.ir.stablehlo import WORLD, passmanager
+
     module, diagnostics = _load_checked(source, args.verify_diagnostics)
     if args.verify_diagnostics:
         verified = _verified(source, diagnostics)
         if module is None or not verified:
-            return 0 if verified else 1
+            return verified
     if args.strip_debuginfo:
         passmanager.PassManager.parse("builtin.module(strip-debuginfo)", module.context).run(
             module.operation
         )
-    with AtomicOutput(args.output) as out:
-        if args.serialize:
-            ir_module = IRModule(WORLD, module.context, module.operation)
-            artifact = serialize(ir_module, args.target, args.allow_other_dialects, source.name)
-            out.stream.write(artifact)
-        else:
-            out.stream.write(to_custom(str(module)).encode() + b"\n")
-        out.commit()
-    return 0
+    if args.serialize:
+        ir_module = IRModule(WORLD, module.context, module.operation)
+        output.write(serialize(ir_module, args.target, args.allow_other_dialects, source.name))
+    else:
+        output.write(to_custom(str(module)).encode() + b"\n")
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command.  Run as one (no `argv`), the work runs in a forked child, so that a crash
+    in MLIR's native code is reported (`native_guard`); given `argv` from Python, in this
+    process."""
     from shlo.tools.reporting import run_reporting
 
-    args = build_parser().parse_args(argv)
-    return run_reporting(PROG, lambda: _run(args))
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(words)
+    return run_reporting(PROG, lambda: _run(args, words, isolate=argv is None))
 
 
 if __name__ == "__main__":
