@@ -96,11 +96,14 @@ def test_a_crash_leaves_the_output_file_as_it_was(tmp_path: Path, crashing: Path
 def test_ctrl_c_exits_130_with_one_line_and_no_scratch_file(tmp_path: Path) -> None:
     source = tmp_path / "endless.mlir"
     source.write_text(ENDLESS)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     running = subprocess.Popen(
         [str(BIN / "shlo-translate"), "--interpret", str(source), "-o", str(tmp_path / "out")],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
         start_new_session=True,  # its own process group, as a shell's foreground job has
     )
     time.sleep(3)  # well inside the endless loop
@@ -108,4 +111,5 @@ def test_ctrl_c_exits_130_with_one_line_and_no_scratch_file(tmp_path: Path) -> N
     _, stderr = running.communicate(timeout=60)
     assert running.returncode == 130
     assert stderr == "shlo-translate: interrupted\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["endless.mlir"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.mlir", "tmp"]
+    assert list(scratch.iterdir()) == []  # the interpreter's scratch folder is gone too
