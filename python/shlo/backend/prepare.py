@@ -15,7 +15,8 @@ from shlo.pipeline.run import run_pipeline
 # Rewrites every module gets before iree-compile; modules with dynamic shapes first get
 # torch-mlir's shape computations in StableHLO, then the broadcast dims they prove cannot
 # expand, which IREE needs to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes
-# grouped convolutions wrong, so there they are split per group.
+# grouped convolutions wrong, so there they are split per group; it also narrows i64 to i32,
+# which it cannot do to a constant in a resource blob, so those are written out.
 IREE_PREPARE = ("shlo-narrow-sort-indices", "shlo-patchify-convolutions", "shlo-accumulate-in-f32")
 DYNAMIC_SHAPES = (
     "func.func(shape-legalize-to-stablehlo)",
@@ -23,7 +24,7 @@ DYNAMIC_SHAPES = (
     "canonicalize",
     "shlo-annotate-broadcasts",
 )
-VULKAN_ONLY = ("shlo-split-grouped-convolutions",)
+VULKAN_ONLY = ("shlo-split-grouped-convolutions", "shlo-inline-resources{element-types=i64}")
 
 
 def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
@@ -32,7 +33,7 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
 
     f64 is kept when the public functions take or return it; math functions the target lacks
     in f64 then run in f32, with a warning.  On Vulkan, grouped convolutions are split into
-    one per group."""
+    one per group and i64 constants are taken out of resource blobs."""
     passes = (
         *(DYNAMIC_SHAPES if "?" in _interface(module) else ()),
         *IREE_PREPARE,

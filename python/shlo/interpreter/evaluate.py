@@ -38,6 +38,7 @@ from shlo.interpreter.unsupported import unsupported_reason
 from shlo.ir.edit import functions, ops_in, returned_values, set_results
 from shlo.ir.element_types import DTYPES
 from shlo.ir.module import constant_value
+from shlo.ir.resources import inline_resources
 from shlo.ir.stablehlo import WORLD, ir, make_context
 from shlo.ir.worlds import ContextPolicy
 
@@ -98,7 +99,7 @@ def prepare(module: Any, requested: str = "main") -> Prepared:
     named = functions(copy)
     with module.context, ir.Location.unknown():
         _tensor_constants_as_stablehlo(copy)
-        _inline_resources(copy)
+        inline_resources(copy)  # the interpreter misreads resource blobs
         checks = instrument_checks(copy)  # before renaming: checks name their own function
         if entry != "main" and "main" in named:
             named["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
@@ -259,36 +260,6 @@ def _tensor_constants_as_stablehlo(module: Any) -> None:
             )
         op.results[0].replace_all_uses_with(replacement.results[0])
         op.erase()
-
-
-_RESOURCE = re.compile(r'^\s*([\w.$-]+): "0x([0-9A-Fa-f]*)"', re.MULTILINE)
-
-
-def _inline_resources(module: Any) -> None:
-    """dense_resource constants as dense elements: the interpreter misreads resource blobs.
-
-    The blobs are read from the module's printed resource section (`0x` + a 4-byte alignment
-    word + the data), which is the one place the bindings expose their bytes.
-    """
-    constants = [
-        op
-        for op in ops_in(module, "stablehlo.constant")
-        if str(constant_value(op)).startswith("dense_resource<")
-    ]
-    if not constants:
-        return
-    blobs = {
-        name: bytes.fromhex(data)[4:]
-        for name, data in _RESOURCE.findall(module.operation.get_asm(assume_verified=True))
-    }
-    for op in constants:
-        name = str(constant_value(op)).split("<", 1)[1].split(">", 1)[0]
-        shaped = op.results[0].type
-        dtype = DTYPES.get(str(shaped.element_type))
-        if name not in blobs or dtype is None:
-            continue
-        array = np.frombuffer(blobs[name], dtype=dtype).reshape(shaped.shape)
-        op.attributes["value"] = ir.DenseElementsAttr.get(array, type=shaped)
 
 
 def _argument_text(array: np.ndarray) -> str:
