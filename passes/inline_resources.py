@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shlo.ir.resources import inline_resources
 from shlo.pipeline.python_pass import register_pass
 
 
@@ -25,6 +24,8 @@ class InlineResourcesOptions:
 @register_pass("shlo-inline-resources", options=InlineResourcesOptions)
 def inline_resource_constants(module: Any, options: InlineResourcesOptions) -> None:
     """Rewrite dense_resource constants of the chosen element types as dense elements."""
+    from shlo.ir.resources import inline_resources  # numpy stays out of shlo-opt's start-up
+
     chosen = set(options.element_types)
     with module.context:
         inline_resources(module, lambda element: not chosen or element in chosen)

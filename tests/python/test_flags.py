@@ -29,6 +29,12 @@ def test_f64_interface_keeps_f64_on_every_target() -> None:
         assert flags[1] == KEEP_F64
 
 
+def test_long_f64_sums_keep_f64_on_llvm_cpu_only() -> None:
+    facts = ModuleFacts(long_f64_sums=True)
+    assert KEEP_F64 in iree_compile_flags(Target.LLVM_CPU, facts)
+    assert KEEP_F64 not in iree_compile_flags(Target.VULKAN, facts)
+
+
 def test_vulkan_demotes_i64_unless_the_interface_has_it() -> None:
     assert DEMOTE_I64 in iree_compile_flags(Target.VULKAN)
     assert DEMOTE_I64 not in iree_compile_flags(Target.VULKAN, ModuleFacts(interface_i64=True))

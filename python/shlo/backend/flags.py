@@ -50,13 +50,15 @@ class ModuleFacts:
 
     `interface_f64`/`interface_i64`: a public function takes or returns that element type (f64
     then stays f64); `computes_f16`: an op produces f16; `computes_8bit`: an op produces
-    bool or 8-bit integers; `bf16_constants`: a bf16 dense_resource constant."""
+    bool or 8-bit integers; `bf16_constants`: a bf16 dense_resource constant;
+    `long_f64_sums`: an f64 reduction over many elements (f64 then stays f64 on llvm-cpu)."""
 
     interface_f64: bool = False
     interface_i64: bool = False
     computes_f16: bool = False
     computes_8bit: bool = False
     bf16_constants: bool = False
+    long_f64_sums: bool = False
 
 
 def iree_compile_flags(
@@ -69,11 +71,17 @@ def iree_compile_flags(
     module needs, then the user's (last, so they win)."""
     return [
         *_COMMON,
-        *([KEEP_F64] if facts.interface_f64 else []),
+        *([KEEP_F64] if keeps_f64(target, facts) else []),
         *_device_flags(target, cuda),
         *_workarounds(target, facts, user_flags),
         *user_flags,
     ]
+
+
+def keeps_f64(target: Target, facts: ModuleFacts) -> bool:
+    """Whether f64 stays f64 inside the program: when its interface is f64, and on llvm-cpu
+    when it sums many elements in f64 (torch-mlir's var and std), which f32 would get wrong."""
+    return facts.interface_f64 or (facts.long_f64_sums and target is Target.LLVM_CPU)
 
 
 def _device_flags(target: Target, cuda: str | None) -> list[str]:

@@ -7,23 +7,33 @@ import re
 import warnings
 from typing import Any
 
-from shlo.backend.flags import ModuleFacts
+from shlo.backend.flags import ModuleFacts, keeps_f64
 from shlo.backend.targets import Target
 from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
-# Rewrites every module gets before iree-compile; modules with dynamic shapes first get
+# Rewrites every module gets before iree-compile (random draws from a keyed hash: IREE's
+# own `stablehlo.rng` repeats one sequence); modules with dynamic shapes first get
 # torch-mlir's shape computations in StableHLO, then the broadcast dims they prove cannot
 # expand, which IREE needs to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes
 # grouped convolutions wrong, so there they are split per group; it also narrows i64 to i32,
 # which it cannot do to a constant in a resource blob, so those are written out.
-IREE_PREPARE = ("shlo-narrow-sort-indices", "shlo-patchify-convolutions", "shlo-accumulate-in-f32")
+IREE_PREPARE = (
+    "shlo-narrow-sort-indices",
+    "shlo-patchify-convolutions",
+    "shlo-accumulate-in-f32",
+    "shlo-hashed-rng",
+)
 DYNAMIC_SHAPES = (
     "func.func(shape-legalize-to-stablehlo)",
     "reconcile-unrealized-casts",
     "canonicalize",
     "shlo-annotate-broadcasts",
 )
+# torch-mlir computes var and std in f64 for precision; IREE's demotion to f32 made the
+# variance of 8M values near 100 come out 0.1995 instead of 0.0833.  From this many summed
+# elements, f64 is kept on llvm-cpu.
+LONG_SUM = 2**16
 VULKAN_ONLY = ("shlo-split-grouped-convolutions", "shlo-inline-resources{element-types=i64}")
 
 
@@ -31,8 +41,9 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     """A rewritten copy of `module` for `target` (the module itself is left as it was) and
     the facts the flag rule needs.
 
-    f64 is kept when the public functions take or return it; math functions the target lacks
-    in f64 then run in f32, with a warning.  On Vulkan, grouped convolutions are split into
+    f64 is kept when the public functions take or return it, or on llvm-cpu when the program
+    sums many elements in f64; math functions the target lacks in f64 then run in f32, with a
+    warning.  On Vulkan, grouped convolutions are split into
     one per group and i64 constants are taken out of resource blobs."""
     passes = (
         *(DYNAMIC_SHAPES if "?" in _interface(module) else ()),
@@ -41,7 +52,7 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     )
     prepared = run_pipeline(module, f"builtin.module({', '.join(passes)})")
     facts = module_facts(prepared)
-    if facts.interface_f64:
+    if keeps_f64(target, facts):
         prepared = _f64_math_in_f32(prepared, target)
     return prepared, facts
 
@@ -49,13 +60,14 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
 def module_facts(module: IRModule) -> ModuleFacts:
     """What the flag rule asks of `module`, found in one walk and its signature."""
     interface = _interface(module)
-    computes_f16, computes_8bit, bf16_constants = _types_used(module)
+    computes_f16, computes_8bit, bf16_constants, long_f64_sums = _types_used(module)
     return ModuleFacts(
         interface_f64=_mentions(interface, "f64"),
         interface_i64=_mentions(interface, "i64"),
         computes_f16=computes_f16,
         computes_8bit=computes_8bit,
         bf16_constants=bf16_constants,
+        long_f64_sums=long_f64_sums,
     )
 
 
@@ -78,9 +90,10 @@ def _f64_math_in_f32(module: IRModule, target: Target) -> IRModule:
     return run_pipeline(module, f"builtin.module(shlo-f64-math-in-f32{{ops={','.join(names)}}})")
 
 
-def _types_used(module: IRModule) -> tuple[bool, bool, bool]:
-    """Whether any op result is f16, whether any is bool or 8-bit, and whether a bf16
-    dense_resource constant exists."""
+def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool]:
+    """Whether any op result is f16, whether any is bool or 8-bit, whether a bf16
+    dense_resource constant exists, and whether an f64 reduction sums `LONG_SUM` elements or
+    more."""
     ir = module.world.ir
     found: set[str] = set()
 
@@ -88,6 +101,8 @@ def _types_used(module: IRModule) -> tuple[bool, bool, bool]:
         for result in op.results:
             text = str(result.type)
             found.update(kind for kind in ("f16", "i1", "i8", "ui8") if _mentions(text, kind))
+        if op.name == "stablehlo.reduce" and _long_f64_sum(op):
+            found.add("long f64 sum")
         value = constant_value(op)
         if value is not None:
             try:  # attributes come back undowncast: the cast is the type test
@@ -99,7 +114,23 @@ def _types_used(module: IRModule) -> tuple[bool, bool, bool]:
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    return "f16" in found, bool(found & {"i1", "i8", "ui8"}), "bf16 constant" in found
+    return (
+        "f16" in found,
+        bool(found & {"i1", "i8", "ui8"}),
+        "bf16 constant" in found,
+        "long f64 sum" in found,
+    )
+
+
+def _long_f64_sum(reduce: Any) -> bool:
+    """An f64 reduction over `LONG_SUM` elements or more of a static shape."""
+    shaped = reduce.operands[0].type
+    if "f64" not in str(shaped) or not shaped.has_static_shape:
+        return False
+    count = 1
+    for dim in reduce.attributes["dimensions"]:
+        count *= shaped.shape[dim]
+    return count >= LONG_SUM
 
 
 def _interface(module: IRModule) -> str:
