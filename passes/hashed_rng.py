@@ -8,8 +8,9 @@ tensor twice, without a word.  (`stablehlo.rng_bit_generator` is no way out: on 
 has no 64-bit integers, its THREE_FRY gave zeros.)  This pass replaces each float UNIFORM draw
 of static shape by a call to a private function that hashes every element's index with a key
 made from the draw's position in the module (murmur3's finalizer, twice, in 32-bit integer
-arithmetic) and makes the bits floats in [low, high): 24 random bits for f32, f16 and bf16, 53
-for f64.  The numbers still repeat from one call to the next, as every stateless draw does.
+arithmetic) and makes the bits floats in [low, high): 23 random bits for f32 and 52 for f64,
+centred so that 0 never comes (torch-mlir's Box-Muller takes its logarithm), 11 for f16 and 8
+for bf16.  The numbers still repeat from one call to the next, as every stateless draw does.
 """
 
 from __future__ import annotations
@@ -29,40 +30,55 @@ def _tensor(shape: list[int], element: str) -> str:
     return f"tensor<{''.join(f'{d}x' for d in shape)}{element}>"
 
 
-def _unit_f32(shape: list[int]) -> list[str]:
-    """Lines that make `%bits` (ui32) into `%unit`, f32 in [0, 1): the top 24 bits * 2^-24."""
+# Random bits per element: what each float type holds exactly below 1.
+_BITS = {"f16": 11, "bf16": 8, "f32": 23}
+
+
+def _unit_narrow(shape: list[int], element: str) -> list[str]:
+    """Lines that make `%bits` (ui32) into `%unit`, f32 in (0, 1) for f32: the top 23 bits and
+    a half, times 2^-23 (never 0: Box-Muller takes a logarithm, and never 1); for f16 and bf16,
+    the top 11 or 8 bits times 2^-11 or 2^-8, in [0, 1) exactly in that type."""
     u, f = _tensor(shape, "ui32"), _tensor(shape, "f32")
-    return [
-        f"  %c8 = stablehlo.constant dense<8> : {u}",
-        f"  %top = stablehlo.shift_right_logical %bits, %c8 : {u}",
+    bits = _BITS[element]
+    lines = [
+        f"  %drop = stablehlo.constant dense<{32 - bits}> : {u}",
+        f"  %top = stablehlo.shift_right_logical %bits, %drop : {u}",
         f"  %top_f = stablehlo.convert %top : ({u}) -> {f}",
-        f"  %p24 = stablehlo.constant dense<5.9604644775390625e-08> : {f}",
-        f"  %unit = stablehlo.multiply %top_f, %p24 : {f}",
+        f"  %scale = stablehlo.constant dense<{2.0**-bits!r}> : {f}",
+    ]
+    if element != "f32":
+        return [*lines, f"  %unit = stablehlo.multiply %top_f, %scale : {f}"]
+    return [
+        *lines,
+        f"  %half = stablehlo.constant dense<5.000000e-01> : {f}",
+        f"  %centred = stablehlo.add %top_f, %half : {f}",
+        f"  %unit = stablehlo.multiply %centred, %scale : {f}",
     ]
 
 
 def _unit_f64(shape: list[int]) -> list[str]:
     """Lines that make `%bits` (two ui32 words per element, leading dim 2) into `%unit`, f64 in
-    [0, 1): (27 bits of the first word * 2^26 + 26 bits of the second) * 2^-53."""
+    (0, 1): (26 bits of each word as one 52-bit number, and a half) * 2^-52."""
     u, f, one = _tensor(shape, "ui32"), _tensor(shape, "f64"), _tensor([1, *shape], "ui32")
-    lines = []
-    for index, (word, drop) in enumerate((("hi", 5), ("lo", 6))):
+    lines = [f"  %drop = stablehlo.constant dense<6> : {u}"]
+    for index, word in enumerate(("hi", "lo")):
         ranges = ", ".join([f"{index}:{index + 1}", *(f"0:{d}" for d in shape)])
         lines += [
             f"  %{word}_1 = stablehlo.slice %bits [{ranges}] : ({_tensor([2, *shape], 'ui32')})"
             f" -> {one}",
             f"  %{word}_w = stablehlo.reshape %{word}_1 : ({one}) -> {u}",
-            f"  %{word}_c = stablehlo.constant dense<{drop}> : {u}",
-            f"  %{word}_s = stablehlo.shift_right_logical %{word}_w, %{word}_c : {u}",
+            f"  %{word}_s = stablehlo.shift_right_logical %{word}_w, %drop : {u}",
             f"  %{word}_f = stablehlo.convert %{word}_s : ({u}) -> {f}",
         ]
     return [
         *lines,
         f"  %p26 = stablehlo.constant dense<67108864.0> : {f}",
-        f"  %p53 = stablehlo.constant dense<1.1102230246251565e-16> : {f}",
+        f"  %half = stablehlo.constant dense<5.000000e-01> : {f}",
+        f"  %p52 = stablehlo.constant dense<{2.0**-52!r}> : {f}",
         f"  %hi_m = stablehlo.multiply %hi_f, %p26 : {f}",
         f"  %sum = stablehlo.add %hi_m, %lo_f : {f}",
-        f"  %unit = stablehlo.multiply %sum, %p53 : {f}",
+        f"  %centred = stablehlo.add %sum, %half : {f}",
+        f"  %unit = stablehlo.multiply %centred, %p52 : {f}",
     ]
 
 
@@ -123,7 +139,7 @@ def uniform_function(name: str, shape: list[int], element: str) -> str:
         f" -> {result} {{",
         *hashing,
         f"  %bits = stablehlo.reshape {words} : ({_tensor([count], 'ui32')}) -> {bits}",
-        *(_unit_f64(shape) if wide else _unit_f32(shape)),
+        *(_unit_f64(shape) if wide else _unit_narrow(shape, element)),
     ]
     unit = "%unit"
     if element not in ("f32", "f64"):
