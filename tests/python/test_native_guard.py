@@ -113,3 +113,40 @@ def test_ctrl_c_exits_130_with_one_line_and_no_scratch_file(tmp_path: Path) -> N
     assert stderr == "shlo-translate: interrupted\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.mlir", "tmp"]
     assert list(scratch.iterdir()) == []  # the interpreter's scratch folder is gone too
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below `pid`, from /proc's parent links."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_children_end_when_the_command_is_killed(tmp_path: Path) -> None:
+    """An endless program went on interpreting for an hour after its shlo-translate was
+    killed; the forked child and the interpreter's child now end with it."""
+    source = tmp_path / "endless.mlir"
+    source.write_text(ENDLESS)
+    running = subprocess.Popen([str(BIN / "shlo-translate"), "--interpret", str(source)])
+    deadline = time.monotonic() + 60
+    while len(_descendants(running.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)  # the forked child, then the interpreter's child
+    children = _descendants(running.pid)
+    assert len(children) >= 2
+    running.kill()
+    running.wait()
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(Path(f"/proc/{pid}/stat").exists() for pid in children)

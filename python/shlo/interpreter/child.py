@@ -1,9 +1,9 @@
 """The child process of `shlo.interpreter.evaluate.run_programs`: evaluates modules in turn.
 
 Reads {"modules": [hex bytecode...], "arguments": [attribute text...], "results": path,
-"probe_dirs": [path per module]} on stdin and appends one JSON line per module to the results
-file, {"results": [attribute text...]} or {"error": message} (stdout stays free for
-`interpreter.print`).  If the interpreter aborts, the lines already written tell the parent
+"probe_dirs": [path per module], "parent": pid} on stdin and appends one JSON line per module
+to the results file, {"results": [attribute text...]} or {"error": message} (stdout stays free
+for `interpreter.print`).  If the interpreter aborts, the lines already written tell the parent
 which module it died on.
 """
 
@@ -14,10 +14,12 @@ import sys
 
 from shlo.ir.stablehlo import evaluate, ir, make_context
 from shlo.ir.worlds import ContextPolicy
+from shlo.lifetime import die_with_parent
 
 
 def main() -> int:
     request = json.load(sys.stdin)
+    die_with_parent(request["parent"])  # an endless program must not outlive a killed parent
     with open(request["results"], "a") as results:
         for module_hex, probe_dir in zip(request["modules"], request["probe_dirs"], strict=True):
             context = make_context(ContextPolicy(allow_unregistered_dialects=True, threading=False))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import signal
@@ -178,6 +179,7 @@ def _run_child(
             "arguments": arguments,
             "results": str(results),
             "probe_dirs": [str(d) for d in probe_dirs],
+            "parent": os.getpid(),
         }
     )
     sys.stdout.flush()

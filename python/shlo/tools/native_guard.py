@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 
 from shlo.ir.source import Source
+from shlo.lifetime import die_with_parent
 from shlo.tools.reporting import run_reporting
 
 _INDEX_BYTES = 4
@@ -93,8 +94,10 @@ def _child_run(prog: str, start: int, count: int, step: Callable[[int], bool]) -
     sys.stdout.flush()
     sys.stderr.flush()
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child
+        die_with_parent(parent)
         os.close(read_end)
         status = run_reporting(prog, lambda: _steps(start, count, step, write_end))
         _flush_quietly()
