@@ -15,6 +15,7 @@ for bf16.  The numbers still repeat from one call to the next, as every stateles
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from shlo.ir.edit import ops_in
@@ -100,9 +101,8 @@ def _fmix(x: str, prefix: str, u: str) -> tuple[list[str], str]:
 
 def _hashed_bits(count: int) -> tuple[list[str], str]:
     """Lines that make `%key` (2 x ui32) into `count` random ui32 words, and the name of those
-    words: murmur3's
-    finalizer, twice, of each element's index mixed with the key.  32-bit integer arithmetic
-    only, which every IREE target has (Vulkan has no 64-bit integers)."""
+    words: murmur3's finalizer, twice, of each element's index mixed with the key.  32-bit
+    integer arithmetic only, which every IREE target has (Vulkan has no 64-bit integers)."""
     u = _tensor([count], "ui32")
     lines = [f"  %index = stablehlo.iota dim = 0 : {u}"]
     for word in (0, 1):
@@ -128,9 +128,7 @@ def uniform_function(name: str, shape: list[int], element: str) -> str:
     """A private function (key, low, high) -> floats of `shape` uniform in [low, high)."""
     wide = element == "f64"
     bits_shape = [2, *shape] if wide else shape
-    count = 1
-    for dim in bits_shape:
-        count *= dim
+    count = math.prod(bits_shape)
     bits, result = _tensor(bits_shape, "ui32"), _tensor(shape, element)
     scalar = _tensor([], element)
     hashing, words = _hashed_bits(count)

@@ -3,6 +3,7 @@ and slow paths, run on a copy, and the facts about it that decide the compile fl
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from typing import Any
@@ -43,8 +44,8 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
 
     f64 is kept when the public functions take or return it, or on llvm-cpu when the program
     sums many elements in f64; math functions the target lacks in f64 then run in f32, with a
-    warning.  On Vulkan, grouped convolutions are split into
-    one per group and i64 constants are taken out of resource blobs."""
+    warning.  On Vulkan, grouped convolutions are split into one per group and i64 constants
+    are taken out of resource blobs."""
     passes = (
         *(DYNAMIC_SHAPES if "?" in _interface(module) else ()),
         *IREE_PREPARE,
@@ -127,10 +128,7 @@ def _long_f64_sum(reduce: Any) -> bool:
     shaped = reduce.operands[0].type
     if "f64" not in str(shaped) or not shaped.has_static_shape:
         return False
-    count = 1
-    for dim in reduce.attributes["dimensions"]:
-        count *= shaped.shape[dim]
-    return count >= LONG_SUM
+    return math.prod(shaped.shape[dim] for dim in reduce.attributes["dimensions"]) >= LONG_SUM
 
 
 def _interface(module: IRModule) -> str:

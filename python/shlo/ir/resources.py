@@ -23,9 +23,9 @@ from shlo.ir.stablehlo import ir
 _RESOURCE = re.compile(r'^\s*([\w.$-]+): "0x([0-9A-Fa-f]*)"', re.MULTILINE)
 
 
-def inline_resources(module: Any, wanted: Callable[[str], bool] = lambda _: True) -> int:
+def inline_resources(module: Any, wanted: Callable[[str], bool] = lambda _: True) -> None:
     """Rewrite each `stablehlo.constant` whose value is a resource blob, and whose element type
-    (`i64`, `f32`) `wanted` accepts, as dense elements; returns how many were rewritten."""
+    (`i64`, `f32`) `wanted` accepts, as dense elements."""
     constants = [
         op
         for op in ops_in(module, "stablehlo.constant")
@@ -33,12 +33,11 @@ def inline_resources(module: Any, wanted: Callable[[str], bool] = lambda _: True
         and wanted(str(op.results[0].type.element_type))
     ]
     if not constants:
-        return 0
+        return
     blobs = {
         name: bytes.fromhex(data)[4:]
         for name, data in _RESOURCE.findall(module.operation.get_asm(assume_verified=True))
     }
-    done = 0
     for op in constants:
         name = str(constant_value(op)).split("<", 1)[1].split(">", 1)[0]
         shaped = op.results[0].type
@@ -47,5 +46,3 @@ def inline_resources(module: Any, wanted: Callable[[str], bool] = lambda _: True
             continue
         array = np.frombuffer(blobs[name], dtype=dtype).reshape(shaped.shape)
         op.attributes["value"] = ir.DenseElementsAttr.get(array, type=shaped)
-        done += 1
-    return done

@@ -5,7 +5,7 @@ inputs they should reject (every tool built on them dies there too).  Run in-pro
 crash ends shlo-opt with exit 136 and not a word.  Here the items (the `--split-input-file`
 chunks, or the one whole input) run in a child forked from this process, which tells the parent
 which item it is on.  When the child dies on a signal, the parent names the signal and the item
-in one line (through `crashed`), and a new child goes on with the items after it, as if that
+in one line, with a rerun command, and a new child goes on with the items after it, as if that
 item had failed: exit 1, the other items' results intact.
 
 The fork happens before any MLIR context has started a thread, and the child leaves with
@@ -29,22 +29,28 @@ _INDEX_BYTES = 4
 
 def run_guarded(
     prog: str,
-    count: int,
+    chunks: list[Source],
     step: Callable[[int], bool],
-    crashed: Callable[[int, str], None],
+    argv: list[str],
+    input_path: str,
+    *,
+    split: bool,
     isolate: bool = True,
 ) -> int:
-    """Run `step(0) .. step(count - 1)` in forked children: 0 when every step returned True,
-    1 when one failed or crashed (`crashed(index, why)` was told), else the child's own status
-    (130 after Ctrl-C).  Without `isolate`, the steps run in this process (a caller that is
-    not the process's command, whose threads a fork would not copy)."""
+    """Run `step(0) .. step(len(chunks) - 1)` in forked children: 0 when every step returned
+    True, 1 when one failed or crashed (reported with a rerun command: `argv` less the input
+    `input_path`, the output and splitting), else the child's own status (130 after Ctrl-C).
+    Without `isolate`, the steps run in this process (a caller that is not the process's
+    command, whose threads a fork would not copy)."""
+    count = len(chunks)
     if not isolate:
         return 0 if all([step(index) for index in range(count)]) else 1
     ok, start = True, 0
     while start < count:
         reached, status = _child_run(prog, start, count, step)
         if os.WIFSIGNALED(status):
-            crashed(reached, _signal_text(os.WTERMSIG(status)))
+            why = _signal_text(os.WTERMSIG(status))
+            _report_crash(prog, chunks[reached], split, why, _rerun_flags(argv, input_path))
             ok, start = False, reached + 1
             continue
         code = os.waitstatus_to_exitcode(status)
@@ -55,7 +61,7 @@ def run_guarded(
     return 0 if ok else 1
 
 
-def report_crash(prog: str, chunk: Source, split: bool, why: str, flags: list[str]) -> None:
+def _report_crash(prog: str, chunk: Source, split: bool, why: str, flags: list[str]) -> None:
     """One line for a buffer on which native code died: where, the signal, a rerun command
     (the buffer is kept in the reproducer folder)."""
     import shlex
@@ -73,7 +79,7 @@ def report_crash(prog: str, chunk: Source, split: bool, why: str, flags: list[st
     )
 
 
-def rerun_flags(argv: list[str], input_path: str) -> list[str]:
+def _rerun_flags(argv: list[str], input_path: str) -> list[str]:
     """The command line less the input, the output and splitting: what reruns one buffer."""
     flags, skip_next, input_seen = [], False, False
     for arg in argv:

@@ -236,7 +236,7 @@ def _emit(
     import os
 
     from shlo.ir.output import AtomicOutput
-    from shlo.tools.native_guard import report_crash, rerun_flags, run_guarded
+    from shlo.tools.native_guard import run_guarded
 
     separator = (args.output_split_marker + "\n").encode()
     with AtomicOutput(args.output) as out:
@@ -248,11 +248,9 @@ def _emit(
             out.stream.flush()  # the child leaves by os._exit, which flushes nothing
             return done
 
-        def crashed(index: int, why: str) -> None:
-            flags = rerun_flags(argv, args.input)
-            report_crash(PROG, chunks[index], len(chunks) > 1, why, flags)
-
-        status = run_guarded(PROG, len(chunks), step, crashed, isolate)
+        status = run_guarded(
+            PROG, chunks, step, argv, args.input, split=len(chunks) > 1, isolate=isolate
+        )
         if status == 0 or (status == 1 and args.output == "-"):
             out.commit()
     if status == 1 and args.output != "-" and os.path.exists(args.output):

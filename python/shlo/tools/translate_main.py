@@ -245,7 +245,7 @@ def _run(args: argparse.Namespace, argv: list[str], isolate: bool) -> int:
     from shlo.ir.output import AtomicOutput
     from shlo.ir.source import read_source, split_source
     from shlo.ir.stablehlo import stablehlo_version
-    from shlo.tools.native_guard import report_crash, rerun_flags, run_guarded
+    from shlo.tools.native_guard import run_guarded
 
     if args.print_stablehlo_version:
         print(f"Current version: {stablehlo_version()}")
@@ -267,10 +267,7 @@ def _run(args: argparse.Namespace, argv: list[str], isolate: bool) -> int:
             out.stream.flush()  # the child leaves by os._exit, which flushes nothing
             return done
 
-        def crashed(index: int, why: str) -> None:
-            report_crash(PROG, chunks[index], split, why, rerun_flags(argv, args.input))
-
-        status = run_guarded(PROG, len(chunks), step, crashed, isolate)
+        status = run_guarded(PROG, chunks, step, argv, args.input, split=split, isolate=isolate)
         if status == 0 or (status == 1 and args.interpret and args.output == "-"):
             out.commit()
     return status
