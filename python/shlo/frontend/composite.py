@@ -14,6 +14,7 @@ attributes and the function as its decomposition.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import operator
@@ -27,9 +28,8 @@ from torch._ops import HigherOrderOperator
 from shlo.frontend.fx_importer import (
     FxImporter,
     GraphNodeImporter,
-    OutputType,
     export_and_import,
-    module_lowering,
+    lower,
     register_torch_dialect,
 )
 from shlo.ir.edit import declare_function, functions, ops_in
@@ -347,12 +347,7 @@ def import_with_composites(
     context = ir.Context()
     register_torch_dialect(context)
     importer = FxImporter(context=context, graph_node_importer_cls=CompositeImporter, hooks=hooks)
-    raw = export_and_import(
-        program, output_type="raw", fx_importer=importer, decomposition_table={},
-        func_name=function,
-    )  # fmt: skip
-
-    def lower(module: Any) -> Any:
-        return module_lowering(False, False, OutputType.get(output_type), module)
-
-    return lower_with_composites(raw, lower) if output_type == "stablehlo" else lower(raw)
+    raw = export_and_import(program, fx_importer=importer, func_name=function)
+    if output_type != "stablehlo":
+        return lower(raw, output_type)
+    return lower_with_composites(raw, functools.partial(lower, output_type=output_type))

@@ -2,15 +2,22 @@
 outside `shlo.ir.stablehlo` that imports torch-mlir.
 
 Composites need what torch-mlir does not export as public API: a `GraphNodeImporter` subclass
-taught one more higher-order op, an `FxImporter` built with it, and `fx._module_lowering` to
-lower each composite's function on its own.  The import without weight copies needs
-`FxImporterHooks` and `create_mlir_tensor_type`.  Pinned to torch-mlir 20261001; a new
-torch-mlir is checked here first.
+taught one more higher-order op and an `FxImporter` built with it.  The import without weight
+copies needs `FxImporterHooks` and `create_mlir_tensor_type`.  Pinned to torch-mlir 20261001;
+a new torch-mlir is checked here first.
+
+The lowering runs torch-mlir's own pipelines, but not through `torch_mlir.fx`'s driver: before
+each pipeline that prints the whole module for a possible error report, weights included (they
+are printed as hex text when large elements are elided but resources are not), which took 8 of
+BERT-base's 13 seconds of import and gigabytes of memory.
 """
 
 from __future__ import annotations
 
-from torch_mlir import fx
+from typing import Any
+
+import torch
+from torch_mlir import ir, passmanager
 from torch_mlir.dialects import torch as torch_dialect
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import (
@@ -19,20 +26,82 @@ from torch_mlir.extras.fx_importer import (
     GraphNodeImporter,
     create_mlir_tensor_type,
 )
-from torch_mlir.fx import OutputType
-from torch_mlir.fx import _module_lowering as module_lowering
 
-export_and_import = fx.export_and_import
+from shlo.errors import ShloError
+
 register_torch_dialect = torch_dialect.register_dialect
+
+# The pipelines torch_mlir.fx runs for each output type, in order (torch-mlir 20261001).
+_TO_BACKEND = (
+    "Lowering TorchFX IR -> Torch Backend IR",
+    "builtin.module(func.func(torch-match-quantized-custom-ops), "
+    "torchdynamo-export-to-torch-backend-pipeline{ extra-library=})",
+)
+_PIPELINES: dict[str, tuple[tuple[str, str], ...]] = {
+    "raw": (),
+    "torch": (_TO_BACKEND,),
+    "stablehlo": (
+        _TO_BACKEND,
+        (
+            "Lowering Torch Backend IR -> StableHLO Backend IR",
+            "builtin.module(torch-backend-to-stablehlo-backend-pipeline{allow-non-finites=True})",
+        ),
+    ),
+    "linalg-on-tensors": (
+        _TO_BACKEND,
+        (
+            "Lowering Torch Backend IR -> Linalg-on-Tensors Backend IR",
+            "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline"
+            "{allow-non-finites=True})",
+        ),
+    ),
+}
+
+
+class LoweringFailed(ShloError):
+    """A torch-mlir pipeline failed; the message holds its diagnostics."""
+
+
+def lower(module: Any, output_type: str) -> Any:
+    """Lower an imported (raw torch dialect) module in place to `output_type` ("raw", "torch",
+    "stablehlo" or "linalg-on-tensors") and return it.  Errors are also emitted as diagnostics,
+    so a caller capturing native stderr sees each one with its location."""
+    for description, pipeline in _PIPELINES[output_type]:
+        with module.context as context:
+            context.emit_error_diagnostics = True
+            try:
+                passmanager.PassManager.parse(pipeline).run(module.operation)
+            except ir.MLIRError as error:
+                raise LoweringFailed(f"{description} failed: {error}") from None
+    return module
+
+
+def export_and_import(
+    program: torch.export.ExportedProgram,
+    *,
+    output_type: str = "raw",
+    fx_importer: FxImporter | None = None,
+    hooks: FxImporterHooks | None = None,
+    func_name: str = "main",
+) -> Any:
+    """Import an exported (and already decomposed) program with its parameters frozen as
+    constants, then `lower` it to `output_type`."""
+    if fx_importer is None:
+        context = ir.Context()
+        register_torch_dialect(context)
+        fx_importer = FxImporter(context=context, hooks=hooks)
+    fx_importer.import_frozen_program(program, func_name=func_name)
+    return lower(fx_importer.module, output_type)
+
 
 __all__ = [
     "FxImporter",
     "FxImporterHooks",
     "GraphNodeImporter",
-    "OutputType",
+    "LoweringFailed",
     "create_mlir_tensor_type",
     "export_and_import",
     "get_decomposition_table",
-    "module_lowering",
+    "lower",
     "register_torch_dialect",
 ]

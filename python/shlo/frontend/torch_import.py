@@ -316,7 +316,6 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
                     program,
                     output_type=how.output_type,
                     func_name=how.function,
-                    decomposition_table={},
                     hooks=WeightsWithoutCopies(),
                 )
         except Exception as error:  # the importer raises plain Python errors on unsupported graphs
@@ -444,7 +443,7 @@ def _unknown_ops(program: torch.export.ExportedProgram) -> set:
     """(ATen op, site) for every op torch-mlir does not know: its lowering stops at the first,
     but the unlowered import holds them all, as `torch.operator`s."""
     try:
-        raw = export_and_import(program, output_type="raw", decomposition_table={})
+        raw = export_and_import(program)
     except Exception:  # noqa: BLE001 (this only adds detail to an error being reported)
         return set()
     return {
@@ -460,7 +459,7 @@ def _unconverted_ops(program: torch.export.ExportedProgram) -> set:
     `torch.constant.int` feeding the op that really failed; converting the backend IR on its
     own shows every op that stayed."""
     try:
-        module = export_and_import(program, output_type="torch", decomposition_table={})
+        module = export_and_import(program, output_type="torch")
         WORLD.passmanager.PassManager.parse(
             "builtin.module(func.func(convert-torch-to-stablehlo))", module.context
         ).run(module.operation)
