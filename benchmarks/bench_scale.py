@@ -8,9 +8,11 @@ as its children) holding the PyTorch model, then the run (load the .vmfb and its
 it, check against eager's output) without it.  Printed: seconds per stage, each process's peak
 RSS (the build's includes its children) and its ratio to the weight bytes, the median call
 time, and .vmfb and archive sizes.  Goal: with an archive, compile time and memory stay roughly
-flat and peak memory under 1.5x the weights in every process.
+flat and peak memory under 1.5x the weights in every process.  The header names the machine;
+`--json` writes the rows with it, `--chart` a PNG of the curves (matplotlib).
 
-    .venv/bin/python benchmarks/bench_scale.py [--sizes 8M,128M,512M,2G]
+    .venv/bin/python benchmarks/bench_scale.py [--sizes 8M,128M,512M,2G] \
+        [--json out/bench_scale.json] [--chart out/bench_scale.png]
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from shlo.runtime.machine import describe_machine, machine_line
 
 # name -> (width, depth): depth * width^2 * 4 bytes of weights
 SIZES = {"8M": (1024, 2), "128M": (2048, 8), "512M": (4096, 8), "2G": (8192, 8)}
@@ -101,9 +105,40 @@ def _measure(size: str, mode: str) -> dict:
     return result
 
 
+def chart(rows: list[dict], path: Path) -> None:
+    """Build time and each process's peak memory per weight byte against the weights' size,
+    inline and with an archive."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (seconds, memory) = plt.subplots(1, 2, figsize=(10, 4))
+    for mode, style in (("inline", "-o"), ("archive", "--s")):
+        done = [r for r in rows if r["mode"] == mode and "failed" not in r]
+        weights = [r["weights_mb"] for r in done]
+        seconds.plot(weights, [r["import_s"] + r["compile_s"] for r in done], style, label=mode)
+        for key, label in (("build_peak_mb", "build"), ("run_peak_mb", "run")):
+            ratios = [r[key] / r["weights_mb"] for r in done]
+            memory.plot(weights, ratios, style, label=f"{label}, {mode}")
+    memory.axhline(1.5, color="gray", linestyle=":", linewidth=0.8, label="goal: 1.5x")
+    for axes, label in ((seconds, "import + compile, s"), (memory, "peak RSS / weight bytes")):
+        axes.set_xscale("log")
+        axes.set_yscale("log")
+        axes.set_xlabel("weights, MB")
+        axes.set_ylabel(label)
+        axes.legend(fontsize=8)
+    figure.suptitle(f"shlo build and run as weights grow: {machine_line()}", fontsize=9)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="8M,128M,512M,2G")
+    parser.add_argument("--json", type=Path, help="write the machine and the rows here")
+    parser.add_argument("--chart", type=Path, help="write a PNG of the curves here")
     parser.add_argument("--build", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -114,13 +149,16 @@ def main() -> int:
     if args.run:
         print(json.dumps(_run(Path(args.run))))
         return 0
+    print(f"machine: {machine_line()}")
     print(
         f"{'weights':>8} {'mode':<8}{'import s':>9}{'compile s':>10}{'build MB':>14}"
         f"{'run MB':>14}{'call ms':>9}{'vmfb MB':>9}{'irpa MB':>9}{'max err':>9}"
     )
+    rows = []
     for size in args.sizes.split(","):
         for mode in ("inline", "archive"):
-            r = _measure(size, mode)
+            r = {"size": size, "mode": mode, **_measure(size, mode)}
+            rows.append(r)
             if "failed" in r:
                 print(f"{size:>8} {mode:<8}failed: {r['failed'][:100]}")
                 continue
@@ -132,6 +170,11 @@ def main() -> int:
                 f"{r['max_abs_error']:>9.1e}",
                 flush=True,
             )
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"machine": describe_machine(), "rows": rows}, indent=2))
+    if args.chart:
+        chart(rows, args.chart)
     return 0
 
 

@@ -7,6 +7,7 @@ ended with exit 136 and not a word; each input buffer now runs in a forked child
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -108,7 +109,11 @@ def test_ctrl_c_exits_130_with_one_line_and_no_scratch_file(tmp_path: Path) -> N
     )
     time.sleep(3)  # well inside the endless loop
     os.killpg(running.pid, signal.SIGINT)
-    _, stderr = running.communicate(timeout=60)
+    try:
+        _, stderr = running.communicate(timeout=60)
+    finally:  # a failure leaves nothing of the command running
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(running.pid, signal.SIGKILL)
     assert running.returncode == 130
     assert stderr == "shlo-translate: interrupted\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.mlir", "tmp"]

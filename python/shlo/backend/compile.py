@@ -98,7 +98,7 @@ def compile_module(
         )
     identity = run_pipeline(prepared, "builtin.module(strip-debuginfo)") if use_cache else None
     return compile_bytecode(
-        prepared.to_bytecode(),
+        prepared,
         target,
         flags,
         cache_as=identity.to_bytecode() if identity else None,
@@ -183,7 +183,7 @@ def _scratch(kept: Path | None) -> AbstractContextManager[str]:
 
 
 def compile_bytecode(
-    module_bytecode: bytes,
+    module: bytes | IRModule,
     target: Target | str,
     flags: Sequence[str] | None = None,
     *,
@@ -193,8 +193,9 @@ def compile_bytecode(
     write_weights: Callable[[Path], None] | None = None,
     keep_temps: str | Path | None = None,
 ) -> Compiled:
-    """Compile StableHLO (bytecode or text) for `target` with iree-compile and `flags` (by
-    default the target's own, from `shlo.backend.flags`).
+    """Compile StableHLO (bytecode or text, or a module, written out as bytecode straight to
+    iree-compile's input file) for `target` with iree-compile and `flags` (by default the
+    target's own, from `shlo.backend.flags`).
 
     `cache_as` is the module's identity for shlo.backend.cache (its bytecode without locations,
     which name dynamo's generated code differently each time); an earlier compile of the same
@@ -229,7 +230,11 @@ def compile_bytecode(
         return Compiled(vmfb, target, tuple(map(tuple, shown)), cached=True)
     with _scratch(kept) as scratch, ExitStack() as outputs:
         archive = outputs.enter_context(atomic_path(destination)) if destination else None
-        (Path(scratch) / f"{source_name}.mlirbc").write_bytes(module_bytecode)
+        with (Path(scratch) / f"{source_name}.mlirbc").open("wb") as source:
+            if isinstance(module, IRModule):
+                module.write(source, PrintOptions(bytecode=True))
+            else:
+                source.write(module)
         if write_weights is not None:
             write_weights(archive)
         _execute(

@@ -66,13 +66,18 @@ def lower(module: Any, output_type: str) -> Any:
     """Lower an imported (raw torch dialect) module in place to `output_type` ("raw", "torch",
     "stablehlo" or "linalg-on-tensors") and return it.  Errors are also emitted as diagnostics,
     so a caller capturing native stderr sees each one with its location."""
-    for description, pipeline in _PIPELINES[output_type]:
-        with module.context as context:
-            context.emit_error_diagnostics = True
-            try:
-                passmanager.PassManager.parse(pipeline).run(module.operation)
-            except ir.MLIRError as error:
-                raise LoweringFailed(f"{description} failed: {error}") from None
+    context = module.context
+    emitted = context.emit_error_diagnostics
+    context.emit_error_diagnostics = True  # for this lowering only: later runs want MLIRError's
+    try:
+        for description, pipeline in _PIPELINES[output_type]:
+            with context:
+                try:
+                    passmanager.PassManager.parse(pipeline).run(module.operation)
+                except ir.MLIRError as error:
+                    raise LoweringFailed(f"{description} failed: {error}") from None
+    finally:
+        context.emit_error_diagnostics = emitted
     return module
 
 

@@ -49,6 +49,10 @@ class IRModule:
     context: Any
     operation: Any
 
+    def copy(self) -> IRModule:
+        """A copy in the same context (attributes, and so resource blobs, are shared)."""
+        return IRModule(self.world, self.context, self.operation.clone())
+
     def to_bytecode(self) -> bytes:
         buffer = io.BytesIO()
         self.operation.write_bytecode(buffer)

@@ -28,11 +28,17 @@ def run_pipeline(
     threading: bool = True,
     options: RunOptions | None = None,
 ) -> IRModule:
-    """Run a textual pipeline (passes of any world, Python passes too) on a module."""
+    """Run a textual pipeline (passes of any world, Python passes too) on a copy of `module`,
+    which is left as it was.  Where the pipeline starts in the module's world, the copy stays
+    in the module's context and shares its weights; with `threading` off, it goes to a context
+    of its own."""
     anchored = parse_pipeline(pipeline)
     contexts = Contexts(ContextPolicy(threading=threading))
     try:
         segments = plan(anchored.name, list(anchored.nested or ()), contexts)
+        if threading and segments and segments[0].source == module.world.name:
+            contexts.adopt(module.world, module.context)
+            module = module.copy()
         return run_segments(module, segments, contexts, options or RunOptions())
     except PipelineFailed as failure:
         raise PipelineRunError(
