@@ -2,12 +2,13 @@
 
 Models: the demo models, and BERT-base, GPT-2 small, ViT-B/16 and ResNet-50 built from
 `transformers` configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each:
-compile time, the process's peak memory, and median latency single-threaded (IREE
-`local-sync`, eager and onnxruntime on one thread) and on all cores (eager and onnxruntime on
-default threads; shlo on the device `compile_torch` picks by default: local-task, or local-sync
-where the thread pool's wake-ups cost more than it saves), printed with the ratios to eager and
-to onnxruntime.  Each model runs in a child process so peak memory is its own, and within it the
-systems are timed in interleaved rounds (one slow moment of the machine hits them all).  Eager
+compile time, peak memory (this process's and iree-compile's, against the weight bytes), and
+median latency single-threaded (IREE `local-sync`, eager and onnxruntime on one thread) and on
+all cores (eager and onnxruntime on default threads; shlo on the device `compile_torch` picks
+by default: local-task, or local-sync where the thread pool's wake-ups cost more than it saves),
+printed with the ratios to eager and to onnxruntime.  Each model runs in a child process so
+peak memory is its own, and within it the systems are timed in interleaved rounds (one slow
+moment of the machine hits them all).  Eager
 is also timed before any IREE device exists, and the faster of its two medians is the one
 compared: IREE's live worker threads can take cores from eager's, which would flatter shlo.
 Then each model's floor: its dot and convolution FLOPs (shlo-op-stats) at the fastest
@@ -110,11 +111,13 @@ def measure(name: str, runs: int) -> dict:
         for threads in (1, os.cpu_count() or 1):  # before any IREE device takes a core
             torch.set_num_threads(threads)
             alone[threads == 1] = median_ms(lambda: model(*inputs), runs)
+    resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start = time.perf_counter()
     imported = import_model(model, inputs)
     imported.module = flatten(imported.module)
     compiled = compile_module(imported.module, "llvm-cpu")
     compile_s = time.perf_counter() - start
+    compiled_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before ORT's
     main_function = functions(imported.module.operation)["main"]
     gflop = function_stats(main_function)["matmul_flops"] / 1e9
     runners = {}
@@ -140,8 +143,11 @@ def measure(name: str, runs: int) -> dict:
         "model": name,
         "gflop": gflop,
         "compile_s": compile_s,
+        "before_compile_mib": resident,
         "max_abs_error": error,
-        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_mib": compiled_peak,
+        "compiler_peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+        "weights_mib": sum(t.nbytes for t in model.state_dict().values()) / 2**20,
         "shlo_1": one["shlo local-sync"],
         "eager_1": one["eager"],
         "ort_1": one.get("ort", float("nan")),
@@ -190,6 +196,24 @@ def floors(rows: list[dict], rate: float) -> str:
         lines.append(
             f"{r['model']:<8}{r['gflop']:>8.2f}{floor:>10.2f}{r['shlo_1'] / floor:>11.2f}x"
             f"{r['eager_1'] / floor:>12.2f}x{0.8 * r['eager_1'] / floor:>17.2f}x"
+        )
+    return "\n".join(lines)
+
+
+def memory(rows: list[dict]) -> str:
+    """Peak memory against the weights' bytes: this process before the compile (PyTorch and
+    the model, timed eager included) and after it, and its children's (iree-compile's, or this
+    process's image when it forked them, whichever is larger)."""
+    lines = [
+        f"{'model':<8}{'weights MiB':>12}{'before MiB':>11}{'peak MiB':>9}{'added/weights':>14}"
+        f"{'iree-compile MiB':>17}{'/weights':>10}"
+    ]
+    for r in rows:
+        weights, added = r["weights_mib"], r["peak_mib"] - r["before_compile_mib"]
+        lines.append(
+            f"{r['model']:<8}{weights:>12.0f}{r['before_compile_mib']:>11.0f}{r['peak_mib']:>9.0f}"
+            f"{added / weights:>13.1f}x{r['compiler_peak_mib']:>17.0f}"
+            f"{r['compiler_peak_mib'] / weights:>9.1f}x"
         )
     return "\n".join(lines)
 
@@ -283,6 +307,7 @@ def main() -> int:
     rate = max(row["matmul_rate"] for row in rows)
     print(table(rows))
     print(floors(rows, rate))
+    print(memory(rows))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         payload = {"machine": describe_machine(), "runs": args.runs, "matmul_gflops": rate}
