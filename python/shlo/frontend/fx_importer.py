@@ -8,8 +8,8 @@ a new torch-mlir is checked here first.
 
 The lowering runs torch-mlir's own pipelines, but not through `torch_mlir.fx`'s driver: before
 each pipeline that prints the whole module for a possible error report, weights included (they
-are printed as hex text when large elements are elided but resources are not), which took 8 of
-BERT-base's 13 seconds of import and gigabytes of memory.
+are printed as hex text when large elements are elided but resources are not), which makes
+importing a large model take most of its time and a text copy of its weights.
 """
 
 from __future__ import annotations
