@@ -50,3 +50,16 @@ def test_check_support_iree_names_every_op_iree_compile_stops_at() -> None:
     assert len(reported) > 1 and set(reported) == {"stablehlo.dynamic_broadcast_in_dim"}
     with pytest.raises(CompileError, match="stablehlo.dynamic_broadcast_in_dim"):
         compile_bytecode(module.to_bytecode(), "llvm-cpu")
+
+
+def test_run_pipeline_leaves_its_input_as_it_was(cnn_module) -> None:
+    from shlo.ir.module import PrintOptions
+
+    located = PrintOptions(debug_info=True)
+    before = cnn_module.text(located)
+    stripped = run_pipeline(cnn_module, "builtin.module(strip-debuginfo)")
+    assert cnn_module.text(located) == before
+    after = stripped.text(located)
+    assert after.count("loc(unknown)") > before.count("loc(unknown)")
+    # a pipeline in the module's own world works in its context: the weights are shared
+    assert stripped.context is cnn_module.context

@@ -29,14 +29,15 @@ def run_pipeline(
     options: RunOptions | None = None,
 ) -> IRModule:
     """Run a textual pipeline (passes of any world, Python passes too) on a copy of `module`,
-    which is left as it was.  Where the pipeline starts in the module's world, the copy stays
-    in the module's context and shares its weights; with `threading` off, it goes to a context
-    of its own."""
+    which is left as it was.  Where the whole pipeline runs in the module's world, the copy
+    stays in the module's context and shares its weights; otherwise (or with `threading` off)
+    it goes to fresh contexts, so that IR coming back from another world does not add copies
+    of the weights to the caller's context for as long as it lives."""
     anchored = parse_pipeline(pipeline)
     contexts = Contexts(ContextPolicy(threading=threading))
     try:
         segments = plan(anchored.name, list(anchored.nested or ()), contexts)
-        if threading and segments and segments[0].source == module.world.name:
+        if threading and all(segment.source == module.world.name for segment in segments):
             contexts.adopt(module.world, module.context)
             module = module.copy()
         return run_segments(module, segments, contexts, options or RunOptions())

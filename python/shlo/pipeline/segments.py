@@ -119,13 +119,12 @@ class Contexts:
 
     def get(self, world: World) -> Any:
         if world.name not in self._made:
-            context = world.make_context(self.policy)
-            self._made[world.name] = (context, context.attach_diagnostic_handler(self.sink.handle))
+            self.adopt(world, world.make_context(self.policy))
         return self._made[world.name][0]
 
     def adopt(self, world: World, context: Any) -> None:
-        """Work in `context` (a module's own) for `world` from now on, instead of a fresh one:
-        a module there needs no handover as bytecode, which copies every weight twice."""
+        """Work in `context` for `world` from now on: a fresh one, or a module's own, where the
+        module needs no handover as bytecode (which copies every weight twice)."""
         if world.name in self._made:
             self._made.pop(world.name)[1].detach()
         self._made[world.name] = (context, context.attach_diagnostic_handler(self.sink.handle))
