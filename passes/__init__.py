@@ -3,6 +3,7 @@
 from shlo.passes import (
     accumulate_in_f32,
     annotate_broadcasts,
+    atan2_edge_cases,
     check_support,
     f64_math_in_f32,
     flatten,
@@ -13,6 +14,7 @@ from shlo.passes import (
     op_stats,
     patchify_convolutions,
     scalars_to_stablehlo,
+    shield_returned_arguments,
     split_grouped_convolutions,
     strip_data,
 )
@@ -20,6 +22,7 @@ from shlo.passes import (
 __all__ = [
     "accumulate_in_f32",
     "annotate_broadcasts",
+    "atan2_edge_cases",
     "check_support",
     "f64_math_in_f32",
     "flatten",
@@ -30,6 +33,7 @@ __all__ = [
     "op_stats",
     "patchify_convolutions",
     "scalars_to_stablehlo",
+    "shield_returned_arguments",
     "split_grouped_convolutions",
     "strip_data",
 ]

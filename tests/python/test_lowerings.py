@@ -63,6 +63,66 @@ CASES = {
         lambda: (torch.randint(-128, 127, (4, 5), dtype=torch.int8),),
     ),
     "norm_p3": (lambda x: aten.norm(x, 3.0), lambda: (_rand(3, 4),)),
+    "vector_norm_of_0d": (
+        lambda x: (aten.linalg_vector_norm(x, 3.0, [-1]), torch.linalg.vector_norm(x, 0)),
+        lambda: (_rand(1)[0],),
+    ),
+    "det_slogdet_logdet": (
+        lambda a: (torch.linalg.det(a), torch.linalg.slogdet(a), torch.logdet(a), torch.det(a[0])),
+        lambda: (torch.randn(3, 5, 5, dtype=torch.float64),),
+    ),
+    "convolution_backward_strided_dilated_grouped": (
+        lambda g, x, w: aten.convolution_backward(
+            g, x, w, [6], [2, 3], [1, 2], [2, 1], False, [0, 0], 2, [True, True, True]
+        ),
+        lambda: (_rand(2, 6, 5, 4), _rand(2, 4, 11, 9), _rand(6, 2, 3, 2)),
+    ),
+    "convolution_backward_3d_input_only": (
+        lambda g, x, w: aten.convolution_backward(
+            g, x, w, None, [1, 2, 1], [1, 0, 1], [1, 1, 1], False, [0], 1, [True, False, False]
+        )[0],
+        lambda: (_rand(1, 3, 5, 3, 4), _rand(1, 2, 5, 6, 4), _rand(3, 2, 3, 1, 3)),
+    ),
+    "transposed_convolution_with_output_padding": (
+        lambda x, w, b: aten.convolution(x, w, b, [3, 4], [2, 3], [1, 1], True, [2, 1], 1),
+        lambda: (_rand(1, 2, 9, 7), _rand(2, 3, 5, 4), _rand(3)),
+    ),
+    "conv_tbc": (
+        lambda x, w, b: torch.conv_tbc(x, w, b, 1),
+        lambda: (_rand(9, 4, 5), _rand(3, 5, 6), _rand(6)),
+    ),
+    "slices_past_the_ends": (
+        lambda x: (x[:-8, -7:], x[:, 5:], x[2:100], x[:0], x[3:1]),
+        lambda: (_rand(6, 4),),
+    ),
+    "slice_updates_past_the_ends": (
+        lambda x, y: (
+            aten.slice_scatter(x, y, 0, 2, 100),
+            aten.slice_scatter(x, y[:0], 0, 100, 10),
+        ),
+        lambda: (_rand(10, 4), _rand(8, 4)),
+    ),
+    "input_returned_beside_its_update": (
+        lambda x, y: (aten.slice_scatter(x, y, 0, 2, 10), x, x.reshape(-1)),
+        lambda: (_rand(10, 4), _rand(8, 4)),
+    ),
+    "trace_of_empty_index_select_by_0d_clamp_of_ints": (
+        lambda x, i, n: (
+            torch.trace(x[:0, :0]),
+            torch.index_select(x, 1, i),
+            torch.clamp(n, min=-2.5, max=2.5),
+        ),
+        lambda: (_rand(3, 4), torch.tensor(2), torch.randint(-10, 10, (3, 5))),
+    ),
+    "prims_views": (
+        lambda x: (
+            torch.ops.prims.squeeze(x, [0, 2]),
+            torch.ops.prims.squeeze(x, []),
+            torch.ops.prims.view_of(x) * 2,
+            torch.ops.prims.split_dim(x, 3, 2),
+        ),
+        lambda: (_rand(1, 3, 1, 4),),
+    ),
     "erf_reciprocal_of_ints": (
         lambda x: (torch.erf(x), torch.reciprocal(x), torch.erf(x.float())),
         lambda: (torch.randint(-3, 4, (3, 4), dtype=torch.int32),),
@@ -109,14 +169,13 @@ def test_numbers_taken_from_tensors_follow_each_call(
 
 
 def test_an_op_that_cannot_lower_is_named_not_its_constants() -> None:
-    def backward(grad: torch.Tensor, x: torch.Tensor, w: torch.Tensor) -> object:
-        return aten.convolution_backward(
-            grad, x, w, [2], [1, 1], [1, 1], [2, 2], False, [0, 0], 1, [True, True, True]
-        )
+    def bags(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> object:
+        return aten._embedding_bag(weight, indices, offsets, False, 0, False, None, True, 1)
 
-    args = (torch.rand(1, 2, 6, 6), torch.rand(1, 4, 8, 8), torch.rand(2, 4, 3, 3))
+    args = (torch.rand(10, 3), torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 2, 4]))
     with pytest.raises(FrontendError) as raised:
-        import_model(Apply(backward), args)
+        import_model(Apply(bags), args)
     message = str(raised.value)
-    assert "torch.aten.convolution_backward (at " in message and "test_lowerings.py:" in message
+    assert "torch.aten.embedding_bag.padding_idx (at " in message
+    assert "test_lowerings.py:" in message
     assert "torch.constant" not in message

@@ -14,16 +14,20 @@ from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
 # Rewrites every module gets before iree-compile (random draws from a keyed hash: IREE's
-# own `stablehlo.rng` repeats one sequence); modules with dynamic shapes first get
-# torch-mlir's shape computations in StableHLO, then the broadcast dims they prove cannot
-# expand, which IREE needs to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes
-# grouped convolutions wrong, so there they are split per group; it also narrows i64 to i32,
-# which it cannot do to a constant in a resource blob, so those are written out.
+# own `stablehlo.rng` repeats one sequence; atan2 of two zeros or two infinities, which
+# IREE's approximation makes NaN; arguments returned beside an in-place update of them,
+# which IREE returned updated); modules with dynamic shapes first get torch-mlir's shape
+# computations in StableHLO, then the broadcast dims they prove cannot expand, which IREE needs
+# to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes grouped convolutions
+# wrong, so there they are split per group; it also narrows i64 to i32, which it cannot do to
+# a constant in a resource blob, so those are written out.
 IREE_PREPARE = (
     "shlo-narrow-sort-indices",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",
     "shlo-hashed-rng",
+    "shlo-atan2-edge-cases",
+    "shlo-shield-returned-arguments",
 )
 DYNAMIC_SHAPES = (
     "func.func(shape-legalize-to-stablehlo)",

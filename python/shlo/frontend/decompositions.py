@@ -20,10 +20,11 @@ negative) before indexing.
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
 gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
 
-`abs` of a complex tensor, and the norms: torch-mlir lowers an op that takes complex numbers
-and gives real ones by converting its input to the real part first (|1+2j| came out 1), and
-none of the ops that would compute it correctly (`view_as_real`, complex `mul`) lower at all.
-`refuse_complex_to_real` stops such graphs with a message instead of wrong numbers.
+Ops that take complex numbers and give real ones: torch-mlir lowers them by converting their
+input to the real part first (|1+2j| came out 1).  `abs` and the conversions are lowered
+correctly by `shlo.frontend.complex_to_stablehlo`, the norms through `abs`
+(`shlo.frontend.lowerings`); `refuse_complex_to_real` stops a graph holding any other with a
+message instead of wrong numbers.
 """
 
 from __future__ import annotations
@@ -123,17 +124,19 @@ class RefusedOp(ShloError):
     """An op torch-mlir would lower to wrong numbers, and shlo cannot lower correctly."""
 
 
-# Ops that turn complex numbers into real ones by design: the real part, or its bits.
-_COMPLEX_TO_REAL_CONVERSIONS = frozenset(
-    {aten._to_copy.default, aten.view_as_real.default, aten.real.default, aten.imag.default}
-)
+# Ops that turn complex numbers into real ones and are lowered correctly: conversions (the
+# real part, or its parts side by side) and the magnitude.
+_COMPLEX_TO_REAL_LOWERED = frozenset({
+    aten._to_copy.default, aten.view_as_real.default, aten.real.default, aten.imag.default,
+    aten.abs.default,
+})  # fmt: skip
 
 
 def refuse_complex_to_real(graph: torch.fx.Graph) -> None:
     """Raise `RefusedOp` for the first op that takes a complex tensor and returns a real one,
-    other than a conversion (abs, norms, ...), naming it and where the model calls it."""
+    other than those lowered correctly, naming it and where the model calls it."""
     for node in graph.nodes:
-        if node.op != "call_function" or node.target in _COMPLEX_TO_REAL_CONVERSIONS:
+        if node.op != "call_function" or node.target in _COMPLEX_TO_REAL_LOWERED:
             continue
         inputs = [arg.meta.get("val") for arg in node.all_input_nodes]
         output = node.meta.get("val")

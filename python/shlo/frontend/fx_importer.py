@@ -14,6 +14,7 @@ importing a large model take most of its time and a text copy of its weights.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -28,16 +29,20 @@ from torch_mlir.extras.fx_importer import (
 )
 
 from shlo.errors import ShloError
+from shlo.frontend.complex_to_stablehlo import lower_complex_ops
 
 register_torch_dialect = torch_dialect.register_dialect
 
-# The pipelines torch_mlir.fx runs for each output type, in order (torch-mlir 20261001).
-_TO_BACKEND = (
+# The pipelines torch_mlir.fx runs for each output type, in order (torch-mlir 20261001), each
+# with what shlo rewrites in Python before it runs.
+_Step = tuple[str, str, Callable[[Any], None] | None]
+_TO_BACKEND: _Step = (
     "Lowering TorchFX IR -> Torch Backend IR",
     "builtin.module(func.func(torch-match-quantized-custom-ops), "
     "torchdynamo-export-to-torch-backend-pipeline{ extra-library=})",
+    None,
 )
-_PIPELINES: dict[str, tuple[tuple[str, str], ...]] = {
+_PIPELINES: dict[str, tuple[_Step, ...]] = {
     "raw": (),
     "torch": (_TO_BACKEND,),
     "stablehlo": (
@@ -45,6 +50,7 @@ _PIPELINES: dict[str, tuple[tuple[str, str], ...]] = {
         (
             "Lowering Torch Backend IR -> StableHLO Backend IR",
             "builtin.module(torch-backend-to-stablehlo-backend-pipeline{allow-non-finites=True})",
+            lower_complex_ops,
         ),
     ),
     "linalg-on-tensors": (
@@ -53,6 +59,7 @@ _PIPELINES: dict[str, tuple[tuple[str, str], ...]] = {
             "Lowering Torch Backend IR -> Linalg-on-Tensors Backend IR",
             "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline"
             "{allow-non-finites=True})",
+            None,
         ),
     ),
 }
@@ -70,7 +77,9 @@ def lower(module: Any, output_type: str) -> Any:
     emitted = context.emit_error_diagnostics
     context.emit_error_diagnostics = True  # for this lowering only: later runs want MLIRError's
     try:
-        for description, pipeline in _PIPELINES[output_type]:
+        for description, pipeline, rewrite_first in _PIPELINES[output_type]:
+            if rewrite_first is not None:
+                rewrite_first(module)
             with context:
                 try:
                     passmanager.PassManager.parse(pipeline).run(module.operation)

@@ -16,14 +16,34 @@ computes them, so the module stays StableHLO from end to end:
 - `upsample_nearest2d` with an output size, as a gather of each output pixel's source, and
   its backward, the sum of the gradient over each input pixel's copies, as a scatter-add to
   those sources.
+- The `prims` views a model may call directly (`squeeze`, `view_of`, `split_dim`), which
+  torch-mlir's importer refuses as custom ops with aliasing outputs, as the ATen views they are.
+- `linalg_vector_norm` of a 0-d tensor, as the norm of the 1-element vector it holds.
+- The norms of a complex tensor as the same norms of its `abs`, which
+  `shlo.frontend.complex_to_stablehlo` lowers to StableHLO's complex `abs` (torch-mlir would
+  take the real part alone), and its `angle` as `atan2` of its parts.
+- `det` and `slogdet` of float matrices up to 64x64, by Gaussian elimination with partial
+  pivoting written out column by column (the sign of the row swaps times U's diagonal).
+- A transposed convolution with output padding as the whole transposed convolution and the
+  window of it the padding selects (torch-mlir sizes the output wrongly).
+- Slices and slice updates with bounds past the ends, clamped first as Python clamps them
+  (torch-mlir computed `x[:-8]` of 6 rows as all 6).
+- The trace of an empty matrix (0; torch's own otherwise), `index_select` by a 0-d index
+  (as a 1-element one), and `clamp` of an integer tensor by float bounds (on the float dtype
+  it promotes to).
+- `conv_tbc` as the 1-d convolution it is, between layout permutations.
+- `convolution_backward` (of a convolution that is not transposed) as the convolutions it
+  stands for: the transposed convolution of the gradient for the input's, the input
+  correlated with the gradient for the weight's, and a sum for the bias'.
 
 `float(n)` of an integer that came from a tensor (`float(int(t))`), as TorchDynamo traces it
 (`torch.sym_float`), has no import in torch-mlir; `scalar_casts_as_items` makes it
 `aten.Float.Scalar`, which torch-mlir imports and lowers.
 
 torch.export never hands `upsample_nearest2d` with an output size to a decomposition (neither
-torch's own nor one given to `run_decompositions`), so `write_out_before_decomposing` puts the
-function in its place in the exported graph and the retrace runs it.
+torch's own nor one given to `run_decompositions`), and its functionalization fails on the
+`prims` views before any decomposition is tried, so `write_out_before_decomposing` puts the
+function in their place in the exported graph and the retrace runs it.
 """
 
 from __future__ import annotations
@@ -133,6 +153,252 @@ def upsample_nearest2d_backward(
     return grad
 
 
+def prims_squeeze(x: torch.Tensor, dimensions: Sequence[int]) -> torch.Tensor:
+    dropped = {d % max(x.dim(), 1) for d in dimensions}
+    return x.reshape([size for d, size in enumerate(x.shape) if d not in dropped])
+
+
+def prims_view_of(x: torch.Tensor) -> torch.Tensor:
+    return aten.alias.default(x)
+
+
+def prims_split_dim(x: torch.Tensor, dim: int, outer_length: int) -> torch.Tensor:
+    shape = list(x.shape)
+    return x.reshape(shape[:dim] + [outer_length, shape[dim] // outer_length] + shape[dim + 1 :])
+
+
+def vector_norm(
+    x: torch.Tensor,
+    ord: Any = 2,  # noqa: A002 (ATen's name)
+    dim: Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+) -> Any:
+    if x.is_complex() and dtype is None:
+        return aten.linalg_vector_norm.default(torch.abs(x), ord, dim, keepdim)
+    if x.dim() == 0:
+        return aten.linalg_vector_norm.default(x.reshape(1), ord, None, False, dtype=dtype)
+    return NotImplemented  # lowered as it is
+
+
+def norm_along(x: torch.Tensor, p: Any, dim: Sequence[int], keepdim: bool = False) -> Any:
+    if not x.is_complex():
+        return NotImplemented  # lowered as it is
+    return vector_norm(x, 2 if p is None else p, dim, keepdim)
+
+
+def angle(x: torch.Tensor) -> Any:
+    if not x.is_complex():
+        return NotImplemented  # lowered as it is
+    return torch.atan2(torch.imag(x), torch.real(x))
+
+
+_LARGEST_UNROLLED = 64  # the elimination is written out one column at a time
+
+
+def _eliminated(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Gaussian elimination with partial pivoting, as LAPACK's getrf pivots: the sign of the
+    row permutation and the diagonal of U, for each matrix of `a` (..., n, n)."""
+    n = a.shape[-1]
+    rows = torch.arange(n)
+    sign = torch.ones(a.shape[:-2], dtype=a.dtype)
+    for k in range(n):
+        pivot_row = torch.argmax(a[..., k:, k].abs(), dim=-1) + k
+        target = pivot_row.unsqueeze(-1)
+        order = torch.where(rows == k, target, torch.where(rows == target, k, rows))
+        a = torch.gather(a, -2, order.unsqueeze(-1).expand(a.shape))
+        sign = torch.where(pivot_row != k, -sign, sign)
+        pivot = a[..., k : k + 1, k : k + 1]
+        below = a[..., k + 1 :, k : k + 1]
+        factors = torch.where(pivot == 0, torch.zeros_like(below), below / pivot)
+        a = torch.cat([a[..., : k + 1, :], a[..., k + 1 :, :] - factors * a[..., k : k + 1, :]], -2)
+    return sign, torch.diagonal(a, dim1=-2, dim2=-1)
+
+
+def _unrollable(a: torch.Tensor) -> bool:
+    return a.dtype in (torch.float32, torch.float64) and a.shape[-1] <= _LARGEST_UNROLLED
+
+
+def linalg_det(a: torch.Tensor) -> Any:
+    if not _unrollable(a):
+        return NotImplemented
+    sign, diagonal = _eliminated(a)
+    return sign * torch.prod(diagonal, dim=-1)
+
+
+def linalg_slogdet(a: torch.Tensor) -> Any:
+    if not _unrollable(a):
+        return NotImplemented
+    sign, diagonal = _eliminated(a)
+    sign = sign * torch.prod(torch.sign(diagonal), dim=-1)
+    return sign, torch.sum(torch.log(diagonal.abs()), dim=-1)
+
+
+def linalg_norm(
+    x: torch.Tensor,
+    ord: Any = None,  # noqa: A002 (ATen's name)
+    dim: Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+) -> Any:
+    if not x.is_complex() or ord is not None:
+        return NotImplemented  # lowered as it is, or a matrix norm this does not write out
+    return vector_norm(x, 2, dim, keepdim, dtype=dtype)
+
+
+def _transposed(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    sizes: Sequence[int],
+) -> torch.Tensor:
+    """The transposed convolution of `x` with spatial output `sizes`: the whole one, then the
+    window of it that padding and output padding select (torch-mlir gets the output size of
+    one with output padding wrong)."""
+    unpadded = [0] * len(stride)
+    full = aten.convolution.default(
+        x, weight, None, stride, unpadded, dilation, True, unpadded, groups
+    )
+    for d, p, size in zip(range(2, x.dim()), padding, sizes, strict=True):
+        kept = min(size, full.shape[d] - p)
+        full = full.narrow(d, p, kept)
+        if kept < size:  # beyond the whole output nothing reaches
+            zeros = list(full.shape)
+            zeros[d] = size - kept
+            full = torch.cat([full, full.new_zeros(zeros)], d)
+    return full
+
+
+def transposed_convolution(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias: torch.Tensor | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+) -> Any:
+    if not transposed or not any(output_padding):
+        return NotImplemented  # lowered as it is
+    sizes = [
+        (x.shape[d] - 1) * s - 2 * p + k * (weight.shape[d] - 1) + extra + 1
+        for d, s, p, k, extra in zip(
+            range(2, x.dim()), stride, padding, dilation, output_padding, strict=True
+        )
+    ]
+    y = _transposed(x, weight, stride, padding, dilation, groups, sizes)
+    return y if bias is None else y + bias.reshape([-1] + [1] * len(sizes))
+
+
+def convolution_backward(
+    grad: torch.Tensor,
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias_sizes: Sequence[int] | None,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+    output_mask: Sequence[bool],
+) -> Any:
+    if transposed:
+        return NotImplemented  # the backward of a transposed convolution is not written out
+    spatial = range(2, x.dim())
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        grad_input = _transposed(grad, weight, stride, padding, dilation, groups, x.shape[2:])
+    if output_mask[1]:
+        # per group: the input's channels as a batch, correlated with the gradient's, stride
+        # and dilation trading places; cropped to the kernel
+        parts = []
+        for group_x, group_grad in zip(x.chunk(groups, 1), grad.chunk(groups, 1), strict=True):
+            part = aten.convolution.default(
+                group_x.transpose(0, 1), group_grad.transpose(0, 1), None,
+                dilation, padding, stride, False, [0] * len(stride), 1,
+            )  # fmt: skip
+            for d in spatial:
+                part = part.narrow(d, 0, weight.shape[d])
+            parts.append(part.transpose(0, 1))
+        grad_weight = torch.cat(parts, 0)
+    if output_mask[2]:
+        grad_bias = grad.sum([0, *spatial])
+    return grad_input, grad_weight, grad_bias
+
+
+def _bounds(size: Any, start: Any, end: Any) -> tuple[int, int] | None:
+    """`start:end` of a dimension of `size` clamped as Python clamps a slice, None when any of
+    them is symbolic."""
+    start = 0 if start is None else start
+    end = size if end is None else end
+    if not all(isinstance(v, int) for v in (size, start, end)):
+        return None
+    start = min(max(start + size if start < 0 else start, 0), size)
+    end = min(max(end + size if end < 0 else end, start), size)
+    return start, end
+
+
+def clamped_slice(
+    x: torch.Tensor, dim: int = 0, start: Any = None, end: Any = None, step: int = 1
+) -> Any:
+    bounds = _bounds(x.shape[dim], start, end)
+    if bounds == (0, 0) and x.shape[dim] > 0:  # torch-mlir reads an end of 0 as "to the end"
+        bounds = (x.shape[dim], x.shape[dim])
+    if bounds is None or bounds == (start, end):
+        return NotImplemented  # lowered as it is
+    return aten.slice.Tensor(x, dim, *bounds, step)
+
+
+def clamped_slice_scatter(
+    x: torch.Tensor,
+    source: torch.Tensor,
+    dim: int = 0,
+    start: Any = None,
+    end: Any = None,
+    step: int = 1,
+) -> Any:
+    bounds = _bounds(x.shape[dim], start, end)
+    if bounds is None or bounds == (start, end):
+        return NotImplemented  # lowered as it is
+    if bounds[0] == bounds[1]:
+        return x.clone()  # nothing is written
+    return aten.slice_scatter.default(x, source, dim, *bounds, step)
+
+
+def trace(x: torch.Tensor) -> Any:
+    if x.numel() != 0:
+        return decomposition_table[aten.trace.default](x)
+    return x.sum()  # 0, in the dtype a trace has
+
+
+def index_select(x: torch.Tensor, dim: int, index: torch.Tensor) -> Any:
+    if index.dim() != 0:
+        return NotImplemented  # lowered as it is
+    return aten.index_select.default(x, dim, index.reshape(1))
+
+
+def clamp(x: torch.Tensor, low: Any = None, high: Any = None) -> Any:
+    dtype = torch.result_type(x, low if low is not None else high)
+    if dtype == x.dtype:
+        return NotImplemented  # lowered as it is
+    return aten.clamp.default(x.to(dtype), low, high)
+
+
+def conv_tbc(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, pad: int = 0) -> Any:
+    batch_first = aten.convolution.default(
+        x.permute(1, 2, 0), weight.permute(2, 1, 0), bias, [1], [pad], [1], False, [0], 1
+    )
+    return batch_first.permute(2, 0, 1)
+
+
 MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     **{op: decomposition_table[op] for op in _FROM_TORCH},
     prims.prod.default: prod,
@@ -145,10 +411,27 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.kthvalue.default: kthvalue,
     aten.isclose.default: isclose,
     aten.upsample_nearest2d_backward.default: upsample_nearest2d_backward,
+    aten.linalg_vector_norm.default: vector_norm,
+    aten.norm.ScalarOpt_dim: norm_along,
+    aten.linalg_norm.default: linalg_norm,
+    aten.angle.default: angle,
+    aten.linalg_det.default: linalg_det,
+    aten.linalg_slogdet.default: linalg_slogdet,
+    aten.convolution_backward.default: convolution_backward,
+    aten.convolution.default: transposed_convolution,
+    aten.slice.Tensor: clamped_slice,
+    aten.slice_scatter.default: clamped_slice_scatter,
+    aten.trace.default: trace,
+    aten.index_select.default: index_select,
+    aten.clamp.default: clamp,
+    aten.conv_tbc.default: conv_tbc,
 }
 
 _SKIPPED_BY_EXPORT: dict[Any, Callable[..., Any]] = {
     aten.upsample_nearest2d.default: upsample_nearest2d,
+    prims.squeeze.default: prims_squeeze,
+    prims.view_of.default: prims_view_of,
+    prims.split_dim.default: prims_split_dim,
 }
 
 

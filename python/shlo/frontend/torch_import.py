@@ -506,7 +506,9 @@ def _lowering_failure(printed: str, error: Exception, unknown: set) -> str:
         if not (unknown and name.startswith("torch.constant.")):  # a user of it is named
             found.add((name, _site(line[: op.start()])))
     if not found:
-        return _first_lines(f"torch-mlir import failed: {error}")
+        # the pipeline's own error says only that it failed; its diagnostics say where and why
+        diagnostics = [line for line in printed.splitlines() if ": error: " in line]
+        return _first_lines("\n".join([f"torch-mlir import failed: {error}", *diagnostics]))
     lines = [f"  {op} (at {where})" for op, where in sorted(found)]
     return "torch-mlir cannot lower these ops to StableHLO:\n" + "\n".join(lines)
 

@@ -1,0 +1,187 @@
+"""Complex-number ops of the torch backend IR that torch-mlir cannot lower, as StableHLO.
+
+torch-mlir's conversion to StableHLO has no pattern for `view_as_real`, `view_as_complex`,
+`complex` or complex `add`/`sub`/`mul`/`div`, and lowers `abs` of a complex tensor on its real part
+alone.  StableHLO has the ops that compute them (`real`, `imag`, `complex`, `abs` of a complex
+tensor, complex arithmetic), so each such op of statically shaped tensors is rewritten here, in
+the torch backend IR, before torch-mlir's conversion runs: the new StableHLO ops sit between
+`torch_c.to_builtin_tensor` and `torch_c.from_builtin_tensor`, which the conversion folds away.
+`aten.real`/`aten.imag` reach the IR as `view_as_real` and a `select`, and the norms of
+complex tensors as norms of their `abs` (`shlo.frontend.lowerings`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from shlo.ir.edit import ops_in
+from shlo.ir.stablehlo import WORLD, ir
+
+_VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d, ]*)\],(.+)>$")
+_REAL_OF = {"complex<f32>": "f32", "complex<f64>": "f64"}
+
+
+def _shape_and_element(value: Any) -> tuple[list[int], str] | None:
+    """The static shape and element type of a `!torch.vtensor` value, None when its shape
+    is dynamic or unknown."""
+    match = _VTENSOR.match(str(value.type))
+    if match is None:
+        return None
+    shape = [int(size) for size in match.group(1).split(",") if size.strip()]
+    return (shape, match.group(2)) if all(size >= 0 for size in shape) else None
+
+
+def _tensor(shape: list[int], element: str) -> Any:
+    return ir.Type.parse(f"tensor<{''.join(f'{size}x' for size in shape)}{element}>")
+
+
+def _create(name: str, result: Any, operands: list[Any], attributes: dict | None = None) -> Any:
+    op = ir.Operation.create(name, results=[result], operands=operands, attributes=attributes)
+    return op.results[0]
+
+
+def _builtin(value: Any) -> Any:
+    shape, element = _shape_and_element(value)
+    return _create("torch_c.to_builtin_tensor", _tensor(shape, element), [value])
+
+
+def _reshape(value: Any, shape: list[int], element: str) -> Any:
+    return _create("stablehlo.reshape", _tensor(shape, element), [value])
+
+
+def _broadcast(value: Any, shape: list[int]) -> Any:
+    """`value` (a builtin tensor) broadcast to `shape` as NumPy aligns them, on the right."""
+    kind = ir.RankedTensorType(value.type)
+    if list(kind.shape) == shape:
+        return value
+    dimensions = ", ".join(str(d) for d in range(len(shape) - kind.rank, len(shape)))
+    attributes = {"broadcast_dimensions": ir.Attribute.parse(f"array<i64: {dimensions}>")}
+    result = ir.RankedTensorType.get(shape, kind.element_type)
+    return _create("stablehlo.broadcast_in_dim", result, [value], attributes)
+
+
+def _convert(value: Any, element: str) -> Any:
+    kind = ir.RankedTensorType(value.type)
+    if str(kind.element_type) == element:
+        return value
+    return _create("stablehlo.convert", _tensor(list(kind.shape), element), [value])
+
+
+def _view_as_real(op: Any, shape: list[int], element: str) -> Any:
+    x, parts = _builtin(op.operands[0]), shape[:-1]
+    halves = [
+        _reshape(_create(f"stablehlo.{part}", _tensor(parts, element), [x]), [*parts, 1], element)
+        for part in ("real", "imag")
+    ]
+    dimension = {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(parts))}
+    return _create("stablehlo.concatenate", _tensor(shape, element), halves, dimension)
+
+
+def _view_as_complex(op: Any, shape: list[int], element: str) -> Any:
+    x = _builtin(op.operands[0])
+    real = _REAL_OF[element]
+    halves = []
+    for index in (0, 1):
+        attributes = {
+            "start_indices": _array([0] * len(shape) + [index]),
+            "limit_indices": _array([*shape, index + 1]),
+            "strides": _array([1] * (len(shape) + 1)),
+        }
+        half = _create("stablehlo.slice", _tensor([*shape, 1], real), [x], attributes)
+        halves.append(_reshape(half, shape, real))
+    return _create("stablehlo.complex", _tensor(shape, element), halves)
+
+
+def _array(values: list[int]) -> Any:
+    return ir.Attribute.parse(f"array<i64: {', '.join(map(str, values))}>")
+
+
+def _complex(op: Any, shape: list[int], element: str) -> Any:
+    real = _REAL_OF[element]
+    parts = [_broadcast(_convert(_builtin(v), real), shape) for v in op.operands[:2]]
+    return _create("stablehlo.complex", _tensor(shape, element), parts)
+
+
+def _arithmetic(target: str) -> Callable[[Any, list[int], str], Any]:
+    def rewrite(op: Any, shape: list[int], element: str) -> Any:
+        operands = [_broadcast(_convert(_builtin(v), element), shape) for v in op.operands[:2]]
+        return _create(target, _tensor(shape, element), operands)
+
+    return rewrite
+
+
+def _abs(op: Any, shape: list[int], element: str) -> Any:
+    return _create("stablehlo.abs", _tensor(shape, element), [_builtin(op.operands[0])])
+
+
+# op name -> (rewrite, whether it applies to (operand element types, result element type))
+_Applies = Callable[[list[str], str], bool]
+_PATTERNS: dict[str, tuple[Callable[[Any, list[int], str], Any], _Applies]] = {
+    "torch.aten.view_as_real": (_view_as_real, lambda ins, out: ins[0] in _REAL_OF),
+    "torch.aten.view_as_complex": (_view_as_complex, lambda ins, out: out in _REAL_OF),
+    "torch.aten.complex": (_complex, lambda ins, out: out in _REAL_OF),
+    "torch.aten.add.Tensor": (_arithmetic("stablehlo.add"), lambda ins, out: out in _REAL_OF),
+    "torch.aten.sub.Tensor": (_arithmetic("stablehlo.subtract"), lambda ins, out: out in _REAL_OF),
+    "torch.aten.mul.Tensor": (_arithmetic("stablehlo.multiply"), lambda ins, out: out in _REAL_OF),
+    "torch.aten.div.Tensor": (_arithmetic("stablehlo.divide"), lambda ins, out: out in _REAL_OF),
+    "torch.aten.abs": (_abs, lambda ins, out: ins[0] in _REAL_OF),
+}
+
+
+def _operand_elements(op: Any, count: int) -> list[str] | None:
+    elements = []
+    for value in list(op.operands)[:count]:
+        described = _shape_and_element(value)
+        if described is None:
+            return None
+        elements.append(described[1])
+    return elements
+
+
+def _load_dialects() -> None:
+    """Load `torch_c` and `stablehlo` into the current context, which has them only once a
+    pass that creates their ops has run (ops made before would be unregistered ones)."""
+    empty = ir.Module.create(ir.Location.unknown())
+    WORLD.passmanager.PassManager.parse(
+        "builtin.module(func.func(convert-torch-to-stablehlo))"
+    ).run(empty.operation)
+
+
+def lower_complex_ops(module: Any) -> None:
+    """Rewrite, in place, the complex-number ops of a torch backend IR `module` that torch-mlir
+    cannot lower (or lowers wrongly) as StableHLO; ops with dynamic shapes are left as they are."""
+    with module.context:
+        for op in ops_in(module):
+            if op.name not in _PATTERNS or len(op.results) != 1:
+                continue
+            if not module.context.is_registered_operation("torch_c.from_builtin_tensor"):
+                _load_dialects()
+            rewrite, applies = _PATTERNS[op.name]
+            result = _shape_and_element(op.results[0])
+            operands = _operand_elements(op, 2 if op.name in _BINARY else 1)
+            if result is None or operands is None or not applies(operands, result[1]):
+                continue
+            if op.name in _SCALED and not _is_one(op.operands[2]):
+                continue  # `add(a, b, alpha=2)`: left to torch-mlir
+            with ir.InsertionPoint(op), op.location:
+                value = rewrite(op, *result)
+                back = _create("torch_c.from_builtin_tensor", op.results[0].type, [value])
+            op.results[0].replace_all_uses_with(back)
+            op.erase()
+
+
+_SCALED = frozenset({"torch.aten.add.Tensor", "torch.aten.sub.Tensor"})
+_BINARY = _SCALED | {"torch.aten.complex", "torch.aten.mul.Tensor", "torch.aten.div.Tensor"}
+
+
+def _is_one(value: Any) -> bool:
+    """Whether `value` is a `torch.constant.int` or `torch.constant.float` of 1."""
+    if isinstance(value.owner, ir.Block) or "value" not in value.owner.attributes:
+        return False
+    owner = value.owner.operation
+    attribute = owner.attributes["value"]
+    if owner.name == "torch.constant.int":
+        return ir.IntegerAttr(attribute).value == 1
+    return owner.name == "torch.constant.float" and ir.FloatAttr(attribute).value == 1.0

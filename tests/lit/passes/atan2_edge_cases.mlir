@@ -1,0 +1,29 @@
+// shlo-atan2-edge-cases: atan2 of two zeros or two infinities takes C's answer (0 or pi,
+// pi/4 or 3pi/4, with the sign of y; -0 counts as negative), which IREE's approximation
+// makes NaN; other elements keep IREE's atan2.  Run on IREE, before and after.
+// RUN: shlo-opt %s --shlo-atan2-edge-cases | filecheck %s --check-prefix=IR
+// RUN: iree-compile %s --iree-input-type=stablehlo --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o %t.before.vmfb
+// RUN: iree-run-module --module=%t.before.vmfb --device=local-sync --function=main --input="8xf32=0 0 -0 -0 inf inf -inf 1" --input="8xf32=0 -0 0 -0 inf -inf inf -1" | filecheck %s --check-prefix=BEFORE
+// RUN: shlo-opt %s --shlo-atan2-edge-cases | iree-compile - --iree-input-type=stablehlo --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o %t.vmfb
+// RUN: iree-run-module --module=%t.vmfb --device=local-sync --function=main --input="8xf32=0 0 -0 -0 inf inf -inf 1" --input="8xf32=0 -0 0 -0 inf -inf inf -1" | filecheck %s
+
+// IR-LABEL: func.func @main
+// IR-DAG: stablehlo.bitcast_convert %arg1 : (tensor<8xf32>) -> tensor<8xi32>
+// IR-DAG: %[[ATAN:.*]] = stablehlo.atan2 %arg0, %arg1 : tensor<8xf32>
+// IR: %[[RESULT:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[ATAN]]
+// IR: return %[[RESULT]]
+// IR-LABEL: func.func @dynamic
+// IR-NEXT: stablehlo.atan2 %arg0, %arg1 : tensor<?xf32>
+// IR-NEXT: return
+
+// BEFORE: 8xf32=NAN NAN NAN NAN -NAN -NAN -NAN 2.35619
+// CHECK: 8xf32=0 3.14159 -0 -3.14159 0.785398 2.35619 -0.785398 2.35619
+func.func @main(%y: tensor<8xf32>, %x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.atan2 %y, %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+func.func @dynamic(%y: tensor<?xf32>, %x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = stablehlo.atan2 %y, %x : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
