@@ -49,6 +49,14 @@ def test_uint8_matches_eager(function: Callable[..., Any]) -> None:
         assert g.dtype == w.dtype and torch.equal(g, w), (g, w)
 
 
+def test_bfloat16_result_of_float32_inputs() -> None:
+    """The call path for plain float32 tensors hands bfloat16 results back as bfloat16."""
+    a, b = torch.rand(3, 4), torch.rand(3, 4)
+    compiled = compile_torch(Apply(lambda x, y: (x * y).to(torch.bfloat16)), (a, b))
+    got = compiled(a, b)
+    assert got.dtype == torch.bfloat16 and torch.equal(got, (a * b).to(torch.bfloat16))
+
+
 class _ComplexMath(torch.nn.Module):
     def forward(self, z: torch.Tensor, w: torch.Tensor) -> Any:
         return torch.cat([z, w]), -z[1:], z.flip(0)  # what torch-mlir lowers for complex
@@ -72,6 +80,7 @@ class _ComplexLowered(torch.nn.Module):
             z * w, z / w, z + w, w - z, z * pairs[:, 0], torch.abs(z), torch.angle(z),
             torch.linalg.vector_norm(z, ord=3), torch.ops.aten.norm(z, 2.0, dim=[0], keepdim=True),
             torch.linalg.norm(z), torch.linalg.vector_norm(z.reshape(2, 2), ord=1, dim=1),
+            torch.fft.rfft(pairs[:, 0]),
         )  # fmt: skip
 
 

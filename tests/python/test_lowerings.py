@@ -102,6 +102,23 @@ CASES = {
         ),
         lambda: (_rand(10, 4), _rand(8, 4)),
     ),
+    "scaled_mm_fp8": (
+        lambda a, b, sa, sb: (
+            torch._scaled_mm(
+                a.to(torch.float8_e4m3fn),
+                b.to(torch.float8_e4m3fn),
+                sa,
+                sb,
+                out_dtype=torch.bfloat16,
+            ),
+            torch._scaled_mm(
+                a.to(torch.float8_e5m2), b.to(torch.float8_e5m2), sa, sb, out_dtype=torch.float32
+            ),
+        ),  # fmt: skip
+        # non-negative, as fp8 inputs usually are: no cancellation for summation order to
+        # show through the f32 sum
+        lambda: (torch.rand(16, 16), torch.rand(16, 16), torch.rand(()), torch.rand(())),
+    ),
     "input_returned_beside_its_update": (
         lambda x, y: (aten.slice_scatter(x, y, 0, 2, 10), x, x.reshape(-1)),
         lambda: (_rand(10, 4), _rand(8, 4)),
@@ -166,6 +183,24 @@ def test_numbers_taken_from_tensors_follow_each_call(
         inputs = (torch.tensor(a, dtype=dtype), torch.tensor(b, dtype=dtype))
         got, want = compiled(*inputs), fn(*inputs)
         assert type(got) is kind and (got == want or (got != got and want != want))
+
+
+@pytest.mark.parametrize(
+    ("fn", "kind", "shape", "dtype"),
+    [
+        (float, float, (1, 1), torch.float64),
+        (int, int, (1,), torch.int64),
+        (lambda t: t.item(), float, (1, 1, 1), torch.float32),
+    ],
+)
+def test_numbers_read_from_one_element_tensors_of_any_rank(
+    fn: Callable, kind: type, shape: tuple[int, ...], dtype: torch.dtype
+) -> None:
+    compiled = compile_torch(Apply(fn), (torch.ones(shape, dtype=dtype),))
+    for value in (3, -7.5, 0.25):
+        x = torch.full(shape, value).to(dtype)
+        got, want = compiled(x), fn(x)
+        assert type(got) is kind and got == want
 
 
 def test_an_op_that_cannot_lower_is_named_not_its_constants() -> None:

@@ -32,9 +32,14 @@ computes them, so the module stays StableHLO from end to end:
   (as a 1-element one), and `clamp` of an integer tensor by float bounds (on the float dtype
   it promotes to).
 - `conv_tbc` as the 1-d convolution it is, between layout permutations.
+- `_scaled_mm` with per-tensor or per-row float32 scales as ATen's CPU kernel computes it: the
+  product in f32, scaled, then rounded once to the output dtype.
 - `convolution_backward` (of a convolution that is not transposed) as the convolutions it
   stands for: the transposed convolution of the gradient for the input's, the input
   correlated with the gradient for the weight's, and a sum for the bias'.
+
+`float(t)`, `int(t)` and `t.item()` of a one-element tensor of any rank read it as the 0-d
+tensor it reshapes to (torch-mlir lowers the read of a 0-d tensor only).
 
 `float(n)` of an integer that came from a tensor (`float(int(t))`), as TorchDynamo traces it
 (`torch.sym_float`), has no import in torch-mlir; `scalar_casts_as_items` makes it
@@ -399,6 +404,30 @@ def conv_tbc(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, pad: int
     return batch_first.permute(2, 0, 1)
 
 
+def scaled_mm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    scale_a: torch.Tensor,
+    scale_b: torch.Tensor,
+    bias: torch.Tensor | None = None,
+    scale_result: torch.Tensor | None = None,
+    out_dtype: Any = None,
+    use_fast_accum: bool = False,
+) -> Any:
+    if scale_a.dtype != torch.float32 or scale_b.dtype != torch.float32 or scale_result is not None:
+        return NotImplemented  # block scaling: not written out
+    product = torch.mm(a.float(), b.float()) * scale_a * scale_b
+    if bias is not None:
+        product = product + bias
+    return product.to(out_dtype or a.dtype)
+
+
+def scalar_of_one_element(x: torch.Tensor) -> Any:
+    if x.dim() == 0 or x.dtype == torch.bool:
+        return NotImplemented  # lowered as it is
+    return aten._local_scalar_dense.default(x.reshape(()))
+
+
 MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     **{op: decomposition_table[op] for op in _FROM_TORCH},
     prims.prod.default: prod,
@@ -425,6 +454,8 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.index_select.default: index_select,
     aten.clamp.default: clamp,
     aten.conv_tbc.default: conv_tbc,
+    aten._scaled_mm.default: scaled_mm,
+    aten._local_scalar_dense.default: scalar_of_one_element,
 }
 
 _SKIPPED_BY_EXPORT: dict[Any, Callable[..., Any]] = {

@@ -306,6 +306,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
             program = program.run_decompositions(decompositions)
             scalar_casts_as_items(program.graph)
             refuse_complex_to_real(program.graph)
+            _refuse_data_dependent_shapes(program)
             state = _state_as_inputs(program, model, how.all_state)
             if has_composites(program):
                 module = import_with_composites(
@@ -323,13 +324,9 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
     if isinstance(failure, RefusedOp):
         raise FrontendError(str(failure)) from None
     if failure is not None:
-        unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
-        unknown |= _unconverted_ops(program)
-        if dependent := _data_dependent_shapes(program):
-            raise FrontendError(
-                "the shape of a result depends on the input values, which StableHLO's shapes "
-                "cannot express; ops that decide it:\n" + "\n".join(dependent)
-            )
+        with capture_native_stderr():  # their failures repeat the one being reported
+            unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
+            unknown |= _unconverted_ops(program)
         raise FrontendError(_lowering_failure(printed[0], failure, unknown))
     signature = program.module_call_graph[0].signature
     operation = module.operation
@@ -472,16 +469,22 @@ def _unconverted_ops(program: torch.export.ExportedProgram) -> set:
     }
 
 
-def _data_dependent_shapes(program: torch.export.ExportedProgram) -> list[str]:
-    """`  op (at file:line)` for each op whose result's shape comes from input values (an
-    unbacked size, as bincount, nonzero or unique make), none of its inputs having one."""
+def _refuse_data_dependent_shapes(program: torch.export.ExportedProgram) -> None:
+    """Raise `RefusedOp` naming the ops whose result's shape comes from input values (an
+    unbacked size, as bincount, nonzero, unique or `x[:int(n)]` make), none of its inputs
+    having one: StableHLO's shapes cannot express them, and the IR that would carry them
+    crashes the passes after it."""
     lines = []
     for node in program.graph.nodes:
         if node.op != "call_function" or not _unbacked(node):
             continue
         if not any(_unbacked(arg) for arg in node.all_input_nodes):
             lines.append(f"  {node.target} (at {call_site(node)})")
-    return lines
+    if lines:
+        raise RefusedOp(
+            "the shape of a result depends on the input values, which StableHLO's shapes "
+            "cannot express; ops that decide it:\n" + "\n".join(lines)
+        )
 
 
 def _unbacked(node: torch.fx.Node) -> bool:

@@ -46,7 +46,7 @@ class CompiledModel:
         ):
             # torch.compile's graphs and most models: CPU tensors in, positionally.
             outputs = self._as_declared(self._invoke([arg.detach().numpy() for arg in args]))
-            return self.imported.unflatten_outputs([torch.from_numpy(o) for o in outputs])
+            return self.imported.unflatten_outputs([to_torch(o) for o in outputs])
         arguments = self.imported.flatten_inputs(args, kwargs)
         outputs = self.loaded(self.imported.function, *[to_numpy(a) for a in arguments])
         outputs = self._as_declared(outputs)
