@@ -203,6 +203,27 @@ def test_numbers_read_from_one_element_tensors_of_any_rank(
         assert type(got) is kind and got == want
 
 
+class _Checked(torch.nn.Module):
+    """A number read from a tensor, checked as the model's author asked."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> object:
+        low = x.item()
+        torch.ops.aten._assert_scalar(low > 3, "x must be above 3")
+        high = y.item()
+        torch.ops.aten.sym_constrain_range(high, max=5)
+        return low + high
+
+
+def test_run_time_assertions_are_checked_at_every_call() -> None:
+    compiled = compile_torch(_Checked(), (torch.tensor(4), torch.tensor(1)))
+    assert compiled(torch.tensor(9), torch.tensor(5)) == 14
+    for low, high in ((2, 1), (4, 6)):
+        with pytest.raises(RuntimeError):
+            _Checked()(torch.tensor(low), torch.tensor(high))
+        with pytest.raises(RuntimeError, match="Runtime assertion failed"):
+            compiled(torch.tensor(low), torch.tensor(high))
+
+
 def test_an_op_that_cannot_lower_is_named_not_its_constants() -> None:
     def bags(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> object:
         return aten._embedding_bag(weight, indices, offsets, False, 0, False, None, True, 1)

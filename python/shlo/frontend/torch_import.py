@@ -33,6 +33,7 @@ from torch.fx.experimental.symbolic_shapes import (
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
+from shlo.frontend.assertions import assertions_as_results, check
 from shlo.frontend.composite import has_composites, import_with_composites
 from shlo.frontend.decompositions import (
     DECOMPOSITIONS,
@@ -101,11 +102,13 @@ class Imported:
     # Per @main result: "bool", "int" or "float" where the model returns a Python number
     # (@main returns it as a 0-d tensor), None for tensors.
     number_results: tuple[str | None, ...] = ()
+    # The messages of the model's run-time assertions, whose conditions @main returns last.
+    assertions: tuple[str, ...] = ()
 
     @functools.cached_property
     def positional_count(self) -> int | None:
         """How many tensors the model takes, when it takes only tensors, positionally, and
-        its calls need no conversion or write-back."""
+        its inputs need no conversion or write-back."""
         if self.numbers or self.fixed or self.live_state or self.mutations:
             return None
         count = self.in_spec.num_leaves
@@ -143,15 +146,17 @@ class Imported:
         return [*self.live_state.values(), *as_arrays(leaves, self.numbers)]
 
     def unflatten_outputs(self, outputs: list[Any], arguments: list[Any] = ()) -> Any:
-        """The model's outputs from @main's results, after writing the updated state back
-        into `arguments` (what `flatten_inputs` returned)."""
-        for index, value in zip(self.mutations, outputs, strict=False):
-            arguments[index].copy_(torch.as_tensor(value))
+        """The model's outputs from @main's results, after checking its run-time assertions
+        (`AssertionFailed` when one fails) and writing the updated state back into
+        `arguments` (what `flatten_inputs` returned)."""
         if any(self.number_results):
             outputs = [
                 _NUMBER[k](o.item()) if k else o
                 for k, o in zip(self.number_results, outputs, strict=True)
             ]
+        outputs = check(outputs, self.assertions)
+        for index, value in zip(self.mutations, outputs, strict=False):
+            arguments[index].copy_(torch.as_tensor(value))
         outputs = outputs[len(self.mutations) :]
         if self.out_spec.is_leaf():
             return outputs[0]
@@ -305,6 +310,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
             write_out_before_decomposing(program)
             program = program.run_decompositions(decompositions)
             scalar_casts_as_items(program.graph)
+            assertions = assertions_as_results(program.graph)
             refuse_complex_to_real(program.graph)
             _refuse_data_dependent_shapes(program)
             state = _state_as_inputs(program, model, how.all_state)
@@ -342,6 +348,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
         live_state=state,
         mutations=_mutated_inputs(program.graph_signature),
         number_results=number_results,
+        assertions=assertions,
     )
 
 
