@@ -137,3 +137,14 @@ def test_bfloat16_weights_load_back_as_bfloat16(tmp_path: Path) -> None:
     result = Bundle(tmp_path)(x)
     with torch.no_grad():
         assert result.dtype == torch.bfloat16 and torch.equal(result, model(x))
+
+
+class _Checked(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        torch._check(x.max().item() < 10)
+        return x * 2
+
+
+def test_a_model_that_checks_values_at_run_time_is_refused_not_unchecked(tmp_path) -> None:
+    with pytest.raises(BundleError, match="checks values at run time"):
+        save_bundle(_Checked(), (torch.tensor([1, 2]),), tmp_path)
