@@ -128,3 +128,27 @@ def test_bool_tensors_of_odd_sizes_on_vulkan() -> None:
     compiled = compile_torch(_MaskAndCompare(), (x, mask), target="vulkan")
     for got, want in zip(compiled(x, mask), _MaskAndCompare()(x, mask), strict=True):
         assert torch.equal(got, want)
+
+
+@pytest.mark.parametrize(
+    ("function", "make"),
+    [
+        (lambda x: x.float(), lambda: torch.tensor([1, 200, 255, 7, 0], dtype=torch.uint8)),
+        (lambda x: int(x), lambda: torch.tensor(-56, dtype=torch.int8)),
+        (
+            lambda x: torch.clamp(x, -1000, 5),
+            lambda: torch.randint(-2000, 2000, (3, 5), dtype=torch.int16),
+        ),
+        (lambda x: torch.clamp(x, -2, 2), lambda: torch.randn(3, 5).to(torch.bfloat16) * 4),
+    ],
+    ids=["uint8_input", "int8_number", "int16_clamp", "bf16_clamp"],
+)
+def test_narrow_element_types_in_the_interface_on_vulkan(
+    function: Callable[..., Any], make: Callable[[], torch.Tensor]
+) -> None:
+    """Tensors of 8- and 16-bit elements that only cross the interface were read as 32-bit
+    words (zeros, garbage) until the program asked for storage of their width."""
+    y = torch.zeros(1)
+    compiled = compile_torch(Apply(lambda a, b: function(a)), (make(), y), target="vulkan")
+    x = make()
+    assert torch.equal(torch.as_tensor(compiled(x, y)), torch.as_tensor(function(x)))

@@ -56,6 +56,16 @@ def test_vulkan_demotes_i64_unless_the_interface_has_it() -> None:
             "spirv:v1.3,cap:Shader,cap:Int8,cap:StorageBuffer8BitAccess,ext:SPV_KHR_8bit_storage",
         ),
         (
+            ModuleFacts(computes_16bit=True),
+            "spirv:v1.3,cap:Shader,cap:Int16,cap:StorageBuffer16BitAccess,"
+            "ext:SPV_KHR_16bit_storage",
+        ),
+        (
+            ModuleFacts(computes_f16=True, computes_16bit=True),
+            "spirv:v1.3,cap:Shader,cap:Float16,cap:StorageBuffer16BitAccess,cap:Int16,"
+            "ext:SPV_KHR_16bit_storage",
+        ),
+        (
             ModuleFacts(computes_f16=True, interface_f64=True),
             "spirv:v1.3,cap:Shader,cap:Float16,cap:StorageBuffer16BitAccess,cap:Float64,"
             "ext:SPV_KHR_16bit_storage",

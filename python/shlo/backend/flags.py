@@ -37,10 +37,13 @@ DEMOTE_I64 = "--iree-input-demote-i64-to-i32"
 # arithmetic, which desktop drivers and lavapipe have.  Without 8-bit storage, IREE reads and
 # writes bool and 8-bit tensors as 32-bit words, and the last word of a buffer whose size is
 # not a multiple of 4 bytes falls outside it: a 14-element bool result lost its last element
-# (wrong numbers, no error), so programs with such tensors ask for 8-bit storage.
+# (wrong numbers, no error), so programs with such tensors ask for 8-bit storage.  The same
+# holds for 16-bit integers and bf16 (which IREE computes as 16-bit integers): uint8 and
+# int16 inputs read as zeros or garbage until such programs asked for 16-bit storage too.
 _VULKAN_BASE = ("spirv:v1.3", "cap:Shader")
 _VULKAN_8BIT = ("cap:Int8", "cap:StorageBuffer8BitAccess", "ext:SPV_KHR_8bit_storage")
 _VULKAN_F16 = ("cap:Float16", "cap:StorageBuffer16BitAccess", "ext:SPV_KHR_16bit_storage")
+_VULKAN_16BIT = ("cap:Int16", "cap:StorageBuffer16BitAccess", "ext:SPV_KHR_16bit_storage")
 _VULKAN_F64 = ("cap:Float64",)
 
 
@@ -49,14 +52,16 @@ class ModuleFacts:
     """What the flag rule needs to know of a module.
 
     `interface_f64`/`interface_i64`: a public function takes or returns that element type (f64
-    then stays f64); `computes_f16`: an op produces f16; `computes_8bit`: an op produces
-    bool or 8-bit integers; `bf16_constants`: a bf16 dense_resource constant;
+    then stays f64); `computes_f16`: an op produces f16; `computes_8bit`: an op produces, or
+    a public function takes or returns, bool or 8-bit integers; `computes_16bit`: the same for
+    16-bit integers or bf16; `bf16_constants`: a bf16 dense_resource constant;
     `long_f64_sums`: an f64 reduction over many elements (f64 then stays f64 on llvm-cpu)."""
 
     interface_f64: bool = False
     interface_i64: bool = False
     computes_f16: bool = False
     computes_8bit: bool = False
+    computes_16bit: bool = False
     bf16_constants: bool = False
     long_f64_sums: bool = False
 
@@ -99,11 +104,14 @@ def _workarounds(target: Target, facts: ModuleFacts, user_flags: Sequence[str]) 
     flags = []
     if target is Target.VULKAN and not facts.interface_i64:
         flags.append(DEMOTE_I64)
-    features = [
-        *(_VULKAN_8BIT if facts.computes_8bit else ()),
-        *(_VULKAN_F16 if facts.computes_f16 else ()),
-        *(_VULKAN_F64 if facts.interface_f64 else ()),
-    ]
+    features = list(
+        dict.fromkeys((
+            *(_VULKAN_8BIT if facts.computes_8bit else ()),
+            *(_VULKAN_F16 if facts.computes_f16 else ()),
+            *(_VULKAN_16BIT if facts.computes_16bit else ()),
+            *(_VULKAN_F64 if facts.interface_f64 else ()),
+        ))
+    )  # fmt: skip
     vulkan_target_given = any(flag.startswith("--iree-vulkan-target") for flag in user_flags)
     if target is Target.VULKAN and features and not vulkan_target_given:
         features = sorted(features, key=lambda feature: feature.startswith("ext:"))

@@ -65,12 +65,13 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
 def module_facts(module: IRModule) -> ModuleFacts:
     """What the flag rule asks of `module`, found in one walk and its signature."""
     interface = _interface(module)
-    computes_f16, computes_8bit, bf16_constants, long_f64_sums = _types_used(module)
+    computes_f16, computes_8bit, computes_16bit, bf16_constants, long_f64_sums = _types_used(module)
     return ModuleFacts(
         interface_f64=_mentions(interface, "f64"),
         interface_i64=_mentions(interface, "i64"),
         computes_f16=computes_f16,
-        computes_8bit=computes_8bit,
+        computes_8bit=computes_8bit or any(_mentions(interface, t) for t in _8BIT),
+        computes_16bit=computes_16bit or any(_mentions(interface, t) for t in _16BIT),
         bf16_constants=bf16_constants,
         long_f64_sums=long_f64_sums,
     )
@@ -95,17 +96,21 @@ def _f64_math_in_f32(module: IRModule, target: Target) -> IRModule:
     return run_pipeline(module, f"builtin.module(shlo-f64-math-in-f32{{ops={','.join(names)}}})")
 
 
-def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool]:
-    """Whether any op result is f16, whether any is bool or 8-bit, whether a bf16
-    dense_resource constant exists, and whether an f64 reduction sums `LONG_SUM` elements or
-    more."""
+_8BIT = ("i1", "i8", "ui8")
+_16BIT = ("i16", "ui16", "bf16")
+
+
+def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool, bool]:
+    """Whether any op result is f16, whether any is bool or 8-bit, whether any is a 16-bit
+    integer or bf16, whether a bf16 dense_resource constant exists, and whether an f64
+    reduction sums `LONG_SUM` elements or more."""
     ir = module.world.ir
     found: set[str] = set()
 
     def visit(op: Any) -> Any:
         for result in op.results:
             text = str(result.type)
-            found.update(kind for kind in ("f16", "i1", "i8", "ui8") if _mentions(text, kind))
+            found.update(kind for kind in ("f16", *_8BIT, *_16BIT) if _mentions(text, kind))
         if op.name == "stablehlo.reduce" and _long_f64_sum(op):
             found.add("long f64 sum")
         value = constant_value(op)
@@ -121,7 +126,8 @@ def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool]:
     module.operation.walk(visit)
     return (
         "f16" in found,
-        bool(found & {"i1", "i8", "ui8"}),
+        bool(found.intersection(_8BIT)),
+        bool(found.intersection(_16BIT)),
         "bf16 constant" in found,
         "long f64 sum" in found,
     )
