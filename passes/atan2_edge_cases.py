@@ -14,29 +14,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir.edit import rewrite_each
+from shlo.ir.edit import create, rewrite_each
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
 _FLOATS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
 
-def _op(name: str, result: Any, *operands: Any, **attributes: Any) -> Any:
-    return ir.Operation.create(
-        name, results=[result], operands=list(operands), attributes=attributes or None
-    ).results[0]
-
-
 def _compare(direction: str, a: Any, b: Any, kind: str) -> Any:
     shape = ir.RankedTensorType(a.type).shape
-    return _op(
-        "stablehlo.compare",
-        ir.RankedTensorType.get(shape, ir.IntegerType.get_signless(1)),
-        a,
-        b,
-        comparison_direction=ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
-        compare_type=ir.Attribute.parse(f"#stablehlo<comparison_type {kind}>"),
-    )
+    attributes = {
+        "comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
+        "compare_type": ir.Attribute.parse(f"#stablehlo<comparison_type {kind}>"),
+    }
+    result = ir.RankedTensorType.get(shape, ir.IntegerType.get_signless(1))
+    return create("stablehlo.compare", result, [a, b], attributes)
 
 
 class _Builder:
@@ -50,31 +42,26 @@ class _Builder:
         splat = ir.DenseElementsAttr.get_splat(
             self.type, ir.FloatAttr.get(self.type.element_type, value)
         )
-        return _op("stablehlo.constant", self.type, value=splat)
+        return create("stablehlo.constant", self.type, [], {"value": splat})
 
     def negative(self, x: Any) -> Any:
         """Whether the sign bit of each element is set (true for -0)."""
         integer = ir.RankedTensorType.get(self.type.shape, ir.IntegerType.get_signless(self.bits))
-        bits = _op("stablehlo.bitcast_convert", integer, x)
-        zero = _op(
-            "stablehlo.constant",
-            integer,
-            value=ir.DenseElementsAttr.get_splat(
-                integer, ir.IntegerAttr.get(integer.element_type, 0)
-            ),
-        )
+        bits = create("stablehlo.bitcast_convert", integer, [x])
+        splat = ir.DenseElementsAttr.get_splat(integer, ir.IntegerAttr.get(integer.element_type, 0))
+        zero = create("stablehlo.constant", integer, [], {"value": splat})
         return _compare("LT", bits, zero, "SIGNED")
 
     def is_value(self, x: Any, value: float) -> Any:
         """Whether `|x| == value`."""
-        magnitude = _op("stablehlo.abs", self.type, x)
+        magnitude = create("stablehlo.abs", self.type, [x])
         return _compare("EQ", magnitude, self.constant(value), "FLOAT")
 
     def select(self, predicate: Any, yes: Any, no: Any) -> Any:
-        return _op("stablehlo.select", ir.RankedTensorType(yes.type), predicate, yes, no)
+        return create("stablehlo.select", ir.RankedTensorType(yes.type), [predicate, yes, no])
 
     def both(self, a: Any, b: Any) -> Any:
-        return _op("stablehlo.and", ir.RankedTensorType(a.type), a, b)
+        return create("stablehlo.and", ir.RankedTensorType(a.type), [a, b])
 
 
 def _with_edge_cases(op: Any) -> None:
@@ -93,11 +80,11 @@ def _with_edge_cases(op: Any) -> None:
         x_negative, build.constant(3 * math.pi / 4), build.constant(math.pi / 4)
     )
     magnitude = build.select(zeros, on_zeros, on_infinities)
-    negated = _op("stablehlo.negate", build.type, magnitude)
+    negated = create("stablehlo.negate", build.type, [magnitude])
     signed = build.select(build.negative(y), negated, magnitude)
-    either = _op("stablehlo.or", ir.RankedTensorType(zeros.type), zeros, infinities)
+    either = create("stablehlo.or", ir.RankedTensorType(zeros.type), [zeros, infinities])
     # a fresh atan2 (the old op is replaced by the select that uses it)
-    computed = _op("stablehlo.atan2", build.type, y, x)
+    computed = create("stablehlo.atan2", build.type, [y, x])
     op.results[0].replace_all_uses_with(build.select(either, signed, computed))
     op.erase()
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import create, ops_in
 from shlo.ir.stablehlo import WORLD, ir
 
 _VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d, ]*)\],(.+)>$")
@@ -37,18 +37,13 @@ def _tensor(shape: list[int], element: str) -> Any:
     return ir.Type.parse(f"tensor<{''.join(f'{size}x' for size in shape)}{element}>")
 
 
-def _create(name: str, result: Any, operands: list[Any], attributes: dict | None = None) -> Any:
-    op = ir.Operation.create(name, results=[result], operands=operands, attributes=attributes)
-    return op.results[0]
-
-
 def _builtin(value: Any) -> Any:
     shape, element = _shape_and_element(value)
-    return _create("torch_c.to_builtin_tensor", _tensor(shape, element), [value])
+    return create("torch_c.to_builtin_tensor", _tensor(shape, element), [value])
 
 
 def _reshape(value: Any, shape: list[int], element: str) -> Any:
-    return _create("stablehlo.reshape", _tensor(shape, element), [value])
+    return create("stablehlo.reshape", _tensor(shape, element), [value])
 
 
 def _broadcast(value: Any, shape: list[int]) -> Any:
@@ -56,27 +51,27 @@ def _broadcast(value: Any, shape: list[int]) -> Any:
     kind = ir.RankedTensorType(value.type)
     if list(kind.shape) == shape:
         return value
-    dimensions = ", ".join(str(d) for d in range(len(shape) - kind.rank, len(shape)))
-    attributes = {"broadcast_dimensions": ir.Attribute.parse(f"array<i64: {dimensions}>")}
+    dimensions = list(range(len(shape) - kind.rank, len(shape)))
+    attributes = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(dimensions)}
     result = ir.RankedTensorType.get(shape, kind.element_type)
-    return _create("stablehlo.broadcast_in_dim", result, [value], attributes)
+    return create("stablehlo.broadcast_in_dim", result, [value], attributes)
 
 
 def _convert(value: Any, element: str) -> Any:
     kind = ir.RankedTensorType(value.type)
     if str(kind.element_type) == element:
         return value
-    return _create("stablehlo.convert", _tensor(list(kind.shape), element), [value])
+    return create("stablehlo.convert", _tensor(list(kind.shape), element), [value])
 
 
 def _view_as_real(op: Any, shape: list[int], element: str) -> Any:
     x, parts = _builtin(op.operands[0]), shape[:-1]
     halves = [
-        _reshape(_create(f"stablehlo.{part}", _tensor(parts, element), [x]), [*parts, 1], element)
+        _reshape(create(f"stablehlo.{part}", _tensor(parts, element), [x]), [*parts, 1], element)
         for part in ("real", "imag")
     ]
     dimension = {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(parts))}
-    return _create("stablehlo.concatenate", _tensor(shape, element), halves, dimension)
+    return create("stablehlo.concatenate", _tensor(shape, element), halves, dimension)
 
 
 def _view_as_complex(op: Any, shape: list[int], element: str) -> Any:
@@ -85,59 +80,63 @@ def _view_as_complex(op: Any, shape: list[int], element: str) -> Any:
     halves = []
     for index in (0, 1):
         attributes = {
-            "start_indices": _array([0] * len(shape) + [index]),
-            "limit_indices": _array([*shape, index + 1]),
-            "strides": _array([1] * (len(shape) + 1)),
+            "start_indices": ir.DenseI64ArrayAttr.get([0] * len(shape) + [index]),
+            "limit_indices": ir.DenseI64ArrayAttr.get([*shape, index + 1]),
+            "strides": ir.DenseI64ArrayAttr.get([1] * (len(shape) + 1)),
         }
-        half = _create("stablehlo.slice", _tensor([*shape, 1], real), [x], attributes)
+        half = create("stablehlo.slice", _tensor([*shape, 1], real), [x], attributes)
         halves.append(_reshape(half, shape, real))
-    return _create("stablehlo.complex", _tensor(shape, element), halves)
-
-
-def _array(values: list[int]) -> Any:
-    return ir.Attribute.parse(f"array<i64: {', '.join(map(str, values))}>")
+    return create("stablehlo.complex", _tensor(shape, element), halves)
 
 
 def _complex(op: Any, shape: list[int], element: str) -> Any:
     real = _REAL_OF[element]
     parts = [_broadcast(_convert(_builtin(v), real), shape) for v in op.operands[:2]]
-    return _create("stablehlo.complex", _tensor(shape, element), parts)
+    return create("stablehlo.complex", _tensor(shape, element), parts)
 
 
 def _arithmetic(target: str) -> Callable[[Any, list[int], str], Any]:
     def rewrite(op: Any, shape: list[int], element: str) -> Any:
         operands = [_broadcast(_convert(_builtin(v), element), shape) for v in op.operands[:2]]
-        return _create(target, _tensor(shape, element), operands)
+        return create(target, _tensor(shape, element), operands)
 
     return rewrite
 
 
 def _abs(op: Any, shape: list[int], element: str) -> Any:
-    return _create("stablehlo.abs", _tensor(shape, element), [_builtin(op.operands[0])])
+    return create("stablehlo.abs", _tensor(shape, element), [_builtin(op.operands[0])])
 
 
-# op name -> (rewrite, whether it applies to (operand element types, result element type))
-_Applies = Callable[[list[str], str], bool]
-_PATTERNS: dict[str, tuple[Callable[[Any, list[int], str], Any], _Applies]] = {
-    "torch.aten.view_as_real": (_view_as_real, lambda ins, out: ins[0] in _REAL_OF),
-    "torch.aten.view_as_complex": (_view_as_complex, lambda ins, out: out in _REAL_OF),
-    "torch.aten.complex": (_complex, lambda ins, out: out in _REAL_OF),
-    "torch.aten.add.Tensor": (_arithmetic("stablehlo.add"), lambda ins, out: out in _REAL_OF),
-    "torch.aten.sub.Tensor": (_arithmetic("stablehlo.subtract"), lambda ins, out: out in _REAL_OF),
-    "torch.aten.mul.Tensor": (_arithmetic("stablehlo.multiply"), lambda ins, out: out in _REAL_OF),
-    "torch.aten.div.Tensor": (_arithmetic("stablehlo.divide"), lambda ins, out: out in _REAL_OF),
-    "torch.aten.abs": (_abs, lambda ins, out: ins[0] in _REAL_OF),
+_Rewrite = Callable[[Any, list[int], str], Any]
+# op name -> (rewrite, how many tensor operands it takes, whether the complex side is its
+# first operand (else its result)); `add`/`sub` only with an alpha of 1
+_PATTERNS: dict[str, tuple[_Rewrite, int, bool]] = {
+    "torch.aten.view_as_real": (_view_as_real, 1, True),
+    "torch.aten.view_as_complex": (_view_as_complex, 1, False),
+    "torch.aten.complex": (_complex, 2, False),
+    "torch.aten.add.Tensor": (_arithmetic("stablehlo.add"), 2, False),
+    "torch.aten.sub.Tensor": (_arithmetic("stablehlo.subtract"), 2, False),
+    "torch.aten.mul.Tensor": (_arithmetic("stablehlo.multiply"), 2, False),
+    "torch.aten.div.Tensor": (_arithmetic("stablehlo.divide"), 2, False),
+    "torch.aten.abs": (_abs, 1, True),
 }
+_SCALED = frozenset({"torch.aten.add.Tensor", "torch.aten.sub.Tensor"})
 
 
-def _operand_elements(op: Any, count: int) -> list[str] | None:
-    elements = []
-    for value in list(op.operands)[:count]:
-        described = _shape_and_element(value)
-        if described is None:
-            return None
-        elements.append(described[1])
-    return elements
+def _static_result(op: Any) -> tuple[list[int], str] | None:
+    """The shape and element type of `op`'s result when a pattern applies to `op`: all its
+    tensors are statically shaped and its complex side is complex<f32> or complex<f64>."""
+    _, count, complex_operand = _PATTERNS[op.name]
+    result = _shape_and_element(op.results[0])
+    operands = [_shape_and_element(value) for value in list(op.operands)[:count]]
+    if result is None or None in operands:
+        return None
+    side = operands[0] if complex_operand else result
+    if side[1] not in _REAL_OF:
+        return None
+    if op.name in _SCALED and not _is_one(op.operands[2]):
+        return None  # `add(a, b, alpha=2)`: left to torch-mlir
+    return result
 
 
 def _load_dialects() -> None:
@@ -156,24 +155,16 @@ def lower_complex_ops(module: Any) -> None:
         for op in ops_in(module):
             if op.name not in _PATTERNS or len(op.results) != 1:
                 continue
+            result = _static_result(op)
+            if result is None:
+                continue
             if not module.context.is_registered_operation("torch_c.from_builtin_tensor"):
                 _load_dialects()
-            rewrite, applies = _PATTERNS[op.name]
-            result = _shape_and_element(op.results[0])
-            operands = _operand_elements(op, 2 if op.name in _BINARY else 1)
-            if result is None or operands is None or not applies(operands, result[1]):
-                continue
-            if op.name in _SCALED and not _is_one(op.operands[2]):
-                continue  # `add(a, b, alpha=2)`: left to torch-mlir
             with ir.InsertionPoint(op), op.location:
-                value = rewrite(op, *result)
-                back = _create("torch_c.from_builtin_tensor", op.results[0].type, [value])
+                value = _PATTERNS[op.name][0](op, *result)
+                back = create("torch_c.from_builtin_tensor", op.results[0].type, [value])
             op.results[0].replace_all_uses_with(back)
             op.erase()
-
-
-_SCALED = frozenset({"torch.aten.add.Tensor", "torch.aten.sub.Tensor"})
-_BINARY = _SCALED | {"torch.aten.complex", "torch.aten.mul.Tensor", "torch.aten.div.Tensor"}
 
 
 def _is_one(value: Any) -> bool:

@@ -21,6 +21,7 @@ import ml_dtypes
 import numpy as np
 
 from shlo.interpreter.tensor_text import split_tensor_type
+from shlo.ir.edit import create
 from shlo.ir.element_types import DTYPES
 from shlo.ir.stablehlo import ir
 
@@ -89,12 +90,6 @@ class Probed:
         return parts[0]
 
 
-def _create(name: str, result: Any, operand: Any, attributes: dict | None = None) -> Any:
-    return ir.Operation.create(
-        name, results=[result], operands=[operand], attributes=attributes or {}
-    ).results[0]
-
-
 def probe(value: Any, probe_id: str) -> Probed:
     """Probe `value` at the current insertion point under `probe_id`, first brought to a type
     the interpreter writes."""
@@ -107,8 +102,8 @@ def probe(value: Any, probe_id: str) -> Probed:
             _probe_op(part_value, part_id)
         return Probed(name, ids)
     if name in SMALL_FLOATS:  # every such value is exact in f32, sign and NaN included
-        value = _create(
-            "stablehlo.convert", ir.RankedTensorType.get(shape, ir.F32Type.get()), value
+        value = create(
+            "stablehlo.convert", ir.RankedTensorType.get(shape, ir.F32Type.get()), [value]
         )
     elif isinstance(element, ir.IntegerType) and 1 < ir.IntegerType(element).width < 8:
         value = _widen(value, shape, unsigned=ir.IntegerType(element).is_unsigned)
@@ -122,14 +117,14 @@ def complex_parts(value: Any) -> tuple[Any, Any]:
     part = ir.RankedTensorType.get(
         list(tensor.shape), ir.ComplexType(tensor.element_type).element_type
     )
-    return _create("stablehlo.real", part, value), _create("stablehlo.imag", part, value)
+    return create("stablehlo.real", part, [value]), create("stablehlo.imag", part, [value])
 
 
 def _widen(value: Any, shape: list[int], unsigned: bool) -> Any:
     """A narrow integer tensor converted to 8 bits (values unchanged)."""
     wide = ir.IntegerType.get_unsigned(8) if unsigned else ir.IntegerType.get_signless(8)
-    return _create("stablehlo.convert", ir.RankedTensorType.get(shape, wide), value)
+    return create("stablehlo.convert", ir.RankedTensorType.get(shape, wide), [value])
 
 
 def _probe_op(value: Any, probe_id: str) -> None:
-    _create("interpreter.probe", value.type, value, {"probe_id": ir.StringAttr.get(probe_id)})
+    create("interpreter.probe", value.type, [value], {"probe_id": ir.StringAttr.get(probe_id)})

@@ -25,6 +25,13 @@ def ops_in(operation: Any, name: str | None = None) -> list[Any]:
     return found
 
 
+def create(name: str, result: Any, operands: Iterable[Any], attributes: dict | None = None) -> Any:
+    """The result of a new one-result op `name` at the current insertion point and location."""
+    return ir.Operation.create(
+        name, results=[result], operands=list(operands), attributes=attributes
+    ).results[0]
+
+
 def rewrite_each(module: Any, name: str, rewrite: Callable[[Any], None]) -> None:
     """Call `rewrite(op)` on each `name` op of `module`, with new ops going in before it and
     taking its location (the shape of most rewrite passes here)."""
