@@ -12,10 +12,13 @@ from shlo.passes import (
     instrument_with_probe,
     narrow_sort_indices,
     op_stats,
+    own_f64_converts,
     patchify_convolutions,
+    power_edge_cases,
     scalars_to_stablehlo,
     shield_returned_arguments,
     split_grouped_convolutions,
+    split_long_reductions,
     strip_data,
 )
 
@@ -31,9 +34,12 @@ __all__ = [
     "instrument_with_probe",
     "narrow_sort_indices",
     "op_stats",
+    "own_f64_converts",
     "patchify_convolutions",
+    "power_edge_cases",
     "scalars_to_stablehlo",
     "shield_returned_arguments",
     "split_grouped_convolutions",
+    "split_long_reductions",
     "strip_data",
 ]

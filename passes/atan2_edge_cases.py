@@ -15,74 +15,26 @@ import math
 from typing import Any
 
 from shlo.ir.edit import create, rewrite_each
-from shlo.ir.stablehlo import ir
+from shlo.ir.elementwise import Elementwise, static_float
 from shlo.pipeline.python_pass import register_pass
-
-_FLOATS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-
-
-def _compare(direction: str, a: Any, b: Any, kind: str) -> Any:
-    shape = ir.RankedTensorType(a.type).shape
-    attributes = {
-        "comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
-        "compare_type": ir.Attribute.parse(f"#stablehlo<comparison_type {kind}>"),
-    }
-    result = ir.RankedTensorType.get(shape, ir.IntegerType.get_signless(1))
-    return create("stablehlo.compare", result, [a, b], attributes)
-
-
-class _Builder:
-    """Elementwise StableHLO on tensors of one static shape and float element type."""
-
-    def __init__(self, like: Any) -> None:
-        self.type = ir.RankedTensorType(like.type)
-        self.bits = _FLOATS[str(self.type.element_type)]
-
-    def constant(self, value: float) -> Any:
-        splat = ir.DenseElementsAttr.get_splat(
-            self.type, ir.FloatAttr.get(self.type.element_type, value)
-        )
-        return create("stablehlo.constant", self.type, [], {"value": splat})
-
-    def negative(self, x: Any) -> Any:
-        """Whether the sign bit of each element is set (true for -0)."""
-        integer = ir.RankedTensorType.get(self.type.shape, ir.IntegerType.get_signless(self.bits))
-        bits = create("stablehlo.bitcast_convert", integer, [x])
-        splat = ir.DenseElementsAttr.get_splat(integer, ir.IntegerAttr.get(integer.element_type, 0))
-        zero = create("stablehlo.constant", integer, [], {"value": splat})
-        return _compare("LT", bits, zero, "SIGNED")
-
-    def is_value(self, x: Any, value: float) -> Any:
-        """Whether `|x| == value`."""
-        magnitude = create("stablehlo.abs", self.type, [x])
-        return _compare("EQ", magnitude, self.constant(value), "FLOAT")
-
-    def select(self, predicate: Any, yes: Any, no: Any) -> Any:
-        return create("stablehlo.select", ir.RankedTensorType(yes.type), [predicate, yes, no])
-
-    def both(self, a: Any, b: Any) -> Any:
-        return create("stablehlo.and", ir.RankedTensorType(a.type), [a, b])
 
 
 def _with_edge_cases(op: Any) -> None:
-    kind = op.results[0].type
-    if not isinstance(kind, ir.RankedTensorType) or not kind.has_static_shape:
-        return
-    if str(kind.element_type) not in _FLOATS:
+    if not static_float(op.results[0]):
         return
     y, x = op.operands
-    build = _Builder(op.results[0])
+    build = Elementwise(op.results[0])
     x_negative = build.negative(x)
-    zeros = build.both(build.is_value(y, 0.0), build.is_value(x, 0.0))
-    infinities = build.both(build.is_value(y, math.inf), build.is_value(x, math.inf))
+    zeros = build.binary("and", build.is_value(y, 0.0), build.is_value(x, 0.0))
+    infinities = build.binary("and", build.is_value(y, math.inf), build.is_value(x, math.inf))
     on_zeros = build.select(x_negative, build.constant(math.pi), build.constant(0.0))
     on_infinities = build.select(
         x_negative, build.constant(3 * math.pi / 4), build.constant(math.pi / 4)
     )
     magnitude = build.select(zeros, on_zeros, on_infinities)
-    negated = create("stablehlo.negate", build.type, [magnitude])
+    negated = build.unary("negate", magnitude)
     signed = build.select(build.negative(y), negated, magnitude)
-    either = create("stablehlo.or", ir.RankedTensorType(zeros.type), [zeros, infinities])
+    either = build.binary("or", zeros, infinities)
     # a fresh atan2 (the old op is replaced by the select that uses it)
     computed = create("stablehlo.atan2", build.type, [y, x])
     op.results[0].replace_all_uses_with(build.select(either, signed, computed))

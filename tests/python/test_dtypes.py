@@ -140,14 +140,16 @@ def test_bool_tensors_of_odd_sizes_on_vulkan() -> None:
             lambda: torch.randint(-2000, 2000, (3, 5), dtype=torch.int16),
         ),
         (lambda x: torch.clamp(x, -2, 2), lambda: torch.randn(3, 5).to(torch.bfloat16) * 4),
+        (lambda x: x.double() + 1, lambda: torch.randn(3, 5).half()),
     ],
-    ids=["uint8_input", "int8_number", "int16_clamp", "bf16_clamp"],
+    ids=["uint8_input", "int8_number", "int16_clamp", "bf16_clamp", "f16_to_f64"],
 )
 def test_narrow_element_types_in_the_interface_on_vulkan(
     function: Callable[..., Any], make: Callable[[], torch.Tensor]
 ) -> None:
     """Tensors of 8- and 16-bit elements that only cross the interface were read as 32-bit
-    words (zeros, garbage) until the program asked for storage of their width."""
+    words (zeros, garbage) until the program asked for storage of their width (f16 inputs
+    converted to f64 read as zeros)."""
     y = torch.zeros(1)
     compiled = compile_torch(Apply(lambda a, b: function(a)), (make(), y), target="vulkan")
     x = make()

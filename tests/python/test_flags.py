@@ -29,10 +29,11 @@ def test_f64_interface_keeps_f64_on_every_target() -> None:
         assert flags[1] == KEEP_F64
 
 
-def test_long_f64_sums_keep_f64_on_llvm_cpu_only() -> None:
+def test_long_f64_sums_keep_f64_on_every_target() -> None:
     facts = ModuleFacts(long_f64_sums=True)
-    assert KEEP_F64 in iree_compile_flags(Target.LLVM_CPU, facts)
-    assert KEEP_F64 not in iree_compile_flags(Target.VULKAN, facts)
+    for target in Target:
+        assert KEEP_F64 in iree_compile_flags(target, facts, cuda="sm_80")
+    assert "cap:Float64" in iree_compile_flags(Target.VULKAN, facts)[-1]
 
 
 def test_vulkan_demotes_i64_unless_the_interface_has_it() -> None:

@@ -52,10 +52,10 @@ class ModuleFacts:
     """What the flag rule needs to know of a module.
 
     `interface_f64`/`interface_i64`: a public function takes or returns that element type (f64
-    then stays f64); `computes_f16`: an op produces f16; `computes_8bit`: an op produces, or
-    a public function takes or returns, bool or 8-bit integers; `computes_16bit`: the same for
+    then stays f64); `computes_f16`: an op produces, or a public function takes or returns,
+    f16; `computes_8bit`: the same for bool or 8-bit integers; `computes_16bit`: the same for
     16-bit integers or bf16; `bf16_constants`: a bf16 dense_resource constant;
-    `long_f64_sums`: an f64 reduction over many elements (f64 then stays f64 on llvm-cpu)."""
+    `long_f64_sums`: an f64 reduction over many elements (f64 then stays f64)."""
 
     interface_f64: bool = False
     interface_i64: bool = False
@@ -84,9 +84,9 @@ def iree_compile_flags(
 
 
 def keeps_f64(target: Target, facts: ModuleFacts) -> bool:
-    """Whether f64 stays f64 inside the program: when its interface is f64, and on llvm-cpu
-    when it sums many elements in f64 (torch-mlir's var and std), which f32 would get wrong."""
-    return facts.interface_f64 or (facts.long_f64_sums and target is Target.LLVM_CPU)
+    """Whether f64 stays f64 inside the program: when its interface is f64, and when it sums
+    many elements in f64 (torch-mlir's var and std), which f32 would get wrong."""
+    return facts.interface_f64 or facts.long_f64_sums
 
 
 def _device_flags(target: Target, cuda: str | None) -> list[str]:
@@ -109,7 +109,7 @@ def _workarounds(target: Target, facts: ModuleFacts, user_flags: Sequence[str]) 
             *(_VULKAN_8BIT if facts.computes_8bit else ()),
             *(_VULKAN_F16 if facts.computes_f16 else ()),
             *(_VULKAN_16BIT if facts.computes_16bit else ()),
-            *(_VULKAN_F64 if facts.interface_f64 else ()),
+            *(_VULKAN_F64 if keeps_f64(target, facts) else ()),
         ))
     )  # fmt: skip
     vulkan_target_given = any(flag.startswith("--iree-vulkan-target") for flag in user_flags)

@@ -9,24 +9,28 @@ import warnings
 from typing import Any
 
 from shlo.backend.flags import ModuleFacts, keeps_f64
-from shlo.backend.targets import Target
+from shlo.backend.targets import CompileError, Target
+from shlo.ir.diagnostics import location_text
 from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
 # Rewrites every module gets before iree-compile (random draws from a keyed hash: IREE's
 # own `stablehlo.rng` repeats one sequence; atan2 of two zeros or two infinities, which
-# IREE's approximation makes NaN; arguments returned beside an in-place update of them,
+# IREE's approximation makes NaN; power of a negative or zero base, which IREE computes as if
+# it were positive; arguments returned beside an in-place update of them,
 # which IREE returned updated); modules with dynamic shapes first get torch-mlir's shape
 # computations in StableHLO, then the broadcast dims they prove cannot expand, which IREE needs
 # to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes grouped convolutions
 # wrong, so there they are split per group; it also narrows i64 to i32, which it cannot do to
-# a constant in a resource blob, so those are written out.
+# a constant in a resource blob, so those are written out; and it stages a convert to f64 that
+# a reduction shares with other ops in workgroup memory, so each reduction gets its own.
 IREE_PREPARE = (
     "shlo-narrow-sort-indices",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",
     "shlo-hashed-rng",
     "shlo-atan2-edge-cases",
+    "shlo-power-edge-cases",
     "shlo-shield-returned-arguments",
 )
 DYNAMIC_SHAPES = (
@@ -37,29 +41,53 @@ DYNAMIC_SHAPES = (
 )
 # torch-mlir computes var and std in f64 for precision; IREE's demotion to f32 made the
 # variance of 8M values near 100 come out 0.1995 instead of 0.0833.  From this many summed
-# elements, f64 is kept on llvm-cpu.
+# elements, f64 is kept.
 LONG_SUM = 2**16
-VULKAN_ONLY = ("shlo-split-grouped-convolutions", "shlo-inline-resources{element-types=i64}")
+VULKAN_ONLY = (
+    "shlo-split-grouped-convolutions",
+    "shlo-inline-resources{element-types=i64}",
+    "shlo-own-f64-converts",
+    "shlo-split-long-reductions",
+)
 
 
 def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     """A rewritten copy of `module` for `target` (the module itself is left as it was) and
     the facts the flag rule needs.
 
-    f64 is kept when the public functions take or return it, or on llvm-cpu when the program
-    sums many elements in f64; math functions the target lacks in f64 then run in f32, with a
-    warning.  On Vulkan, grouped convolutions are split into one per group and i64 constants
-    are taken out of resource blobs."""
+    f64 is kept when the public functions take or return it, or when the program sums many
+    elements in f64; math functions the target lacks in f64 then run in f32, with a
+    warning.  On Vulkan, grouped convolutions are split into one per group, i64 constants
+    are taken out of resource blobs, long reductions are split, and reductions of rows longer
+    than Vulkan computes right are refused."""
     passes = (
         *(DYNAMIC_SHAPES if "?" in _interface(module) else ()),
         *IREE_PREPARE,
         *(VULKAN_ONLY if target is Target.VULKAN else ()),
     )
     prepared = run_pipeline(module, f"builtin.module({', '.join(passes)})")
+    if target is Target.VULKAN:
+        _refuse_long_rows(prepared)
     facts = module_facts(prepared)
     if keeps_f64(target, facts):
         prepared = _f64_math_in_f32(prepared, target)
     return prepared, facts
+
+
+def _refuse_long_rows(module: IRModule) -> None:
+    """IREE's Vulkan target combines at most 65,535 elements into one result of a reduction,
+    a scan or an argmax, and returns wrong numbers with no error beyond that: what
+    `shlo-split-long-reductions` could not split is refused."""
+    from shlo.passes.split_long_reductions import LIMIT, long_rows
+
+    found = long_rows(module)
+    if found:
+        op, length = found[0]
+        raise CompileError(
+            f"{location_text(op.location)}: {op.name} combines {length:,} elements into each "
+            f"result; IREE's Vulkan target computes only {LIMIT:,} of them (wrong numbers, no "
+            "error), so shlo refuses it: compile for llvm-cpu"
+        )
 
 
 def module_facts(module: IRModule) -> ModuleFacts:
@@ -69,7 +97,7 @@ def module_facts(module: IRModule) -> ModuleFacts:
     return ModuleFacts(
         interface_f64=_mentions(interface, "f64"),
         interface_i64=_mentions(interface, "i64"),
-        computes_f16=computes_f16,
+        computes_f16=computes_f16 or _mentions(interface, "f16"),
         computes_8bit=computes_8bit or any(_mentions(interface, t) for t in _8BIT),
         computes_16bit=computes_16bit or any(_mentions(interface, t) for t in _16BIT),
         bf16_constants=bf16_constants,

@@ -8,7 +8,7 @@
 // RUN: iree-run-module --module=%t.vmfb --device=local-sync --function=main --input="8xf32=0 0 -0 -0 inf inf -inf 1" --input="8xf32=0 -0 0 -0 inf -inf inf -1" | filecheck %s
 
 // IR-LABEL: func.func @main
-// IR-DAG: stablehlo.bitcast_convert %arg1 : (tensor<8xf32>) -> tensor<8xi32>
+// IR-DAG: stablehlo.divide %{{.*}}, %arg1 : tensor<8xf32>
 // IR-DAG: %[[ATAN:.*]] = stablehlo.atan2 %arg0, %arg1 : tensor<8xf32>
 // IR: %[[RESULT:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[ATAN]]
 // IR: return %[[RESULT]]
