@@ -54,17 +54,22 @@ def _matmul_flops(op: Any) -> int:
     lhs, rhs, result = (ir.ShapedType(v.type) for v in (*op.operands[:2], op.results[0]))
     if not (lhs.has_static_shape and rhs.has_static_shape and result.has_static_shape):
         return 0
+    return 2 * math.prod(result.shape) * contraction_depth(op)
+
+
+def contraction_depth(op: Any) -> int:
+    """How many products a dot, dot_general or convolution with static operand shapes sums
+    into each element of its result."""
+    lhs, rhs = (ir.ShapedType(v.type) for v in op.operands[:2])
     if op.name == "stablehlo.dot":
-        depth = lhs.shape[-1]
-    elif op.name == "stablehlo.dot_general":
+        return lhs.shape[-1]
+    if op.name == "stablehlo.dot_general":
         numbers = DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-        depth = math.prod(lhs.shape[d] for d in numbers.lhs_contracting_dimensions)
-    else:
-        numbers = ConvDimensionNumbers(op.attributes["dimension_numbers"])
-        depth = rhs.shape[numbers.kernel_input_feature_dimension] * math.prod(
-            rhs.shape[d] for d in numbers.kernel_spatial_dimensions
-        )
-    return 2 * math.prod(result.shape) * depth
+        return math.prod(lhs.shape[d] for d in numbers.lhs_contracting_dimensions)
+    numbers = ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    return rhs.shape[numbers.kernel_input_feature_dimension] * math.prod(
+        rhs.shape[d] for d in numbers.kernel_spatial_dimensions
+    )
 
 
 def function_stats(function: Any) -> dict[str, Any]:

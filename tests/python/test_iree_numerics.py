@@ -1,6 +1,6 @@
 """Numbers IREE 3.13 got wrong with no error, each now right or refused: `power` of negative
 bases (llvm-cpu and Vulkan), and reductions of more than 65,535 elements per result on Vulkan
-(sums, norms, softmax and variance right; scans and argmax refused)."""
+(sums, norms, softmax, variance and matmuls right; scans, argmax and convolutions refused)."""
 
 from __future__ import annotations
 
@@ -51,20 +51,42 @@ LONG_ROWS = [
         torch.ones(3, 70000).index_fill(1, torch.tensor([69000]), 5.0),
     ),
     (lambda x: torch.ops.aten.var(x, dim=[2, 3], correction=2), torch.rand(3, 4, 256, 512) + 100),
+    (lambda x: x @ x.T, torch.rand(3, 70000)),
+    (lambda x: torch.bmm(x, x.transpose(1, 2)), torch.rand(2, 3, 70000)),
 ]
 
 
-@pytest.mark.parametrize(("function", "x"), LONG_ROWS, ids=["sum", "f64_sum", "softmax", "var"])
+@pytest.mark.parametrize(
+    ("function", "x"), LONG_ROWS, ids=["sum", "f64_sum", "softmax", "var", "matmul", "bmm"]
+)
 def test_reductions_of_long_rows_on_vulkan(function: Callable[..., Any], x: torch.Tensor) -> None:
-    """Vulkan summed only the first 65,535 elements of each row (70,000 ones gave 65,535)."""
+    """Vulkan summed only the first 65,535 elements of each row or contraction (70,000 ones
+    gave 65,535)."""
     compiled = compile_torch(Apply(function), (x,), target="vulkan")
     assert_close(compiled(x), function(x), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize(
-    "function", [lambda x: x.cumsum(1), lambda x: x.argmax(1)], ids=["cumsum", "argmax"]
+    "function",
+    [
+        lambda x: x.cumsum(1),
+        lambda x: x.argmax(1),
+        lambda x: torch.nn.functional.conv1d(x[None, :1], x[None, :1]),
+    ],
+    ids=["cumsum", "argmax", "conv1d"],
 )
 def test_scans_and_argmax_of_long_rows_are_refused_on_vulkan(function: Callable[..., Any]) -> None:
     x = torch.ones(3, 70000)
     with pytest.raises(CompileError, match="combines 70,000 elements into each result"):
         compile_torch(Apply(function), (x,), target="vulkan")
+
+
+def test_dequantized_int8_convolution_on_vulkan() -> None:
+    """Vulkan computed the dequantization fused into the convolution up to 13 off."""
+    torch.manual_seed(0)
+    a = torch.randint(-128, 127, (2, 3, 12, 12), dtype=torch.int8)
+    w = torch.randint(-128, 127, (3, 3, 5, 3), dtype=torch.int8)
+    conv = Apply(
+        lambda a, w: torch.nn.functional.conv2d((a.int() - 7) * 0.01, (w.int() - 3) * 0.01)
+    )
+    assert_close(compile_torch(conv, (a, w), target="vulkan")(a, w), conv(a, w))

@@ -23,7 +23,8 @@ from shlo.pipeline.run import run_pipeline
 # to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes grouped convolutions
 # wrong, so there they are split per group; it also narrows i64 to i32, which it cannot do to
 # a constant in a resource blob, so those are written out; and it stages a convert to f64 that
-# a reduction shares with other ops in workgroup memory, so each reduction gets its own.
+# a reduction shares with other ops in workgroup memory, so each reduction gets its own; it
+# computes a dequantization fused into a convolution or matmul wrong, so that runs first.
 IREE_PREPARE = (
     "shlo-narrow-sort-indices",
     "shlo-patchify-convolutions",
@@ -48,6 +49,7 @@ VULKAN_ONLY = (
     "shlo-inline-resources{element-types=i64}",
     "shlo-own-f64-converts",
     "shlo-split-long-reductions",
+    "shlo-barrier-dequantized-operands",
 )
 
 

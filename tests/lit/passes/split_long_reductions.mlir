@@ -28,3 +28,16 @@ func.func @short(%x: tensor<2x65535xf32>) -> tensor<2xf32> {
   %0 = stablehlo.reduce(%x init: %z) applies stablehlo.maximum across dimensions = [1] : (tensor<2x65535xf32>, tensor<f32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// A dot_general summing 70,000 products per result: chunks become a batch dimension.
+// CHECK-LABEL: func.func @dot
+// CHECK: %[[L:.*]] = stablehlo.reshape %{{.*}} : (tensor<2x3x73728xf32>) -> tensor<2x3x18x4096xf32>
+// CHECK: %[[LT:.*]] = stablehlo.transpose %[[L]], dims = [0, 2, 1, 3] : (tensor<2x3x18x4096xf32>) -> tensor<2x18x3x4096xf32>
+// CHECK: %[[P:.*]] = stablehlo.dot_general %[[LT]], %{{.*}}, batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [3] : (tensor<2x18x3x4096xf32>, tensor<2x18x5x4096xf32>) -> tensor<2x18x3x5xf32>
+// CHECK: %[[PT:.*]] = stablehlo.transpose %[[P]], dims = [0, 2, 3, 1] : (tensor<2x18x3x5xf32>) -> tensor<2x3x5x18xf32>
+// CHECK: %[[S:.*]] = stablehlo.reduce(%[[PT]] init: %{{.*}}) applies stablehlo.add across dimensions = [3] : (tensor<2x3x5x18xf32>, tensor<f32>) -> tensor<2x3x5xf32>
+// CHECK: return %[[S]]
+func.func @dot(%a: tensor<2x3x70000xf32>, %b: tensor<2x70000x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x3x70000xf32>, tensor<2x70000x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
