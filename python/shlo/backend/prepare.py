@@ -14,7 +14,8 @@ from shlo.ir.diagnostics import location_text
 from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
-# Rewrites every module gets before iree-compile (random draws from a keyed hash: IREE's
+# Rewrites every module gets before iree-compile (matmuls over an empty dimension as zeros,
+# which IREE compiles to reads of uninitialized memory; random draws from a keyed hash: IREE's
 # own `stablehlo.rng` repeats one sequence; atan2 of two zeros or two infinities, which
 # IREE's approximation makes NaN; power of a negative or zero base, which IREE computes as if
 # it were positive; arguments returned beside an in-place update of them,
@@ -24,8 +25,11 @@ from shlo.pipeline.run import run_pipeline
 # wrong, so there they are split per group; it also narrows i64 to i32, which it cannot do to
 # a constant in a resource blob, so those are written out; and it stages a convert to f64 that
 # a reduction shares with other ops in workgroup memory, so each reduction gets its own; it
-# computes a dequantization fused into a convolution or matmul wrong, so that runs first.
+# computes a dequantization fused into a convolution or matmul wrong, so that runs first; and
+# it combines at most 65,535 elements into one result, so longer reductions and matmuls are
+# split into chunks.
 IREE_PREPARE = (
+    "shlo-empty-contractions",
     "shlo-narrow-sort-indices",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",

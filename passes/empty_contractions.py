@@ -1,0 +1,41 @@
+"""`shlo-empty-contractions`: a matmul or convolution that sums no products is zeros.
+
+A contraction over a dimension of size 0 (`torch.mm` of a 5x0 and a 0x10 matrix) is all zeros.
+IREE 3.13 compiles it to a matmul that reads its uninitialized result ("reads uninitialized
+values from an operand produced by a tensor.empty op"), which its Vulkan target then fails
+on.  This pass replaces each such op of static result shape by a zero constant.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shlo.ir.edit import create, rewrite_each
+from shlo.ir.stablehlo import ir
+from shlo.passes.op_stats import contraction_depth
+from shlo.pipeline.python_pass import register_pass
+
+_CONTRACTIONS = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution")
+
+
+def _zeros(op: Any) -> None:
+    result = ir.RankedTensorType(op.results[0].type)
+    operands_static = all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands[:2])
+    if not (result.has_static_shape and operands_static) or contraction_depth(op) != 0:
+        return
+    element = result.element_type
+    zero = (
+        ir.IntegerAttr.get(element, 0)
+        if isinstance(element, ir.IntegerType)
+        else ir.FloatAttr.get(element, 0.0)
+    )
+    splat = ir.DenseElementsAttr.get_splat(result, zero)
+    op.results[0].replace_all_uses_with(create("stablehlo.constant", result, [], {"value": splat}))
+    op.erase()
+
+
+@register_pass("shlo-empty-contractions")
+def empty_contractions(module: Any, options: None) -> None:
+    """Replace matmuls and convolutions that sum no products by zeros."""
+    for name in _CONTRACTIONS:
+        rewrite_each(module, name, _zeros)
