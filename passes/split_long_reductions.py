@@ -176,11 +176,14 @@ def _split_dot(dot: Any) -> None:
 
 
 def long_rows(module: Any) -> list[tuple[Any, int]]:
-    """The reductions and windowed reductions (cumulative sums) of `module` that still
-    combine more than `LIMIT` elements into one result, with that count: those this pass
-    does not split, which IREE's Vulkan target computes wrong."""
+    """The reductions, windowed reductions (cumulative sums), matmuls and convolutions of
+    static shape in `module` that still combine more than `LIMIT` elements into one result,
+    with that count: those this pass does not split, which IREE's Vulkan target computes
+    wrong."""
     found = []
     for op in ops_in(module):
+        if not all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands[:2]):
+            continue  # a dynamic length is not known here
         if op.name == "stablehlo.reduce":
             shape = ir.RankedTensorType(op.operands[0].type).shape
             dims = ir.DenseI64ArrayAttr(op.attributes["dimensions"])
