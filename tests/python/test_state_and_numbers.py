@@ -166,6 +166,29 @@ def test_training_loop_through_torch_compile_matches_eager() -> None:
         assert_close(mine, theirs, rtol=1e-5, atol=1e-6)
 
 
+class _SpectrumOfLinear(torch.nn.Module):
+    """A complex FFT, which shlo cannot lower, after a layer that has gradients."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.fft.fft(self.linear(x).to(torch.complex64)).abs()
+
+
+def test_training_graph_shlo_cannot_compile_falls_back_with_a_warning() -> None:
+    torch.manual_seed(4)
+    eager = _SpectrumOfLinear()
+    model = copy.deepcopy(eager)
+    x = torch.randn(4, 8)
+    with pytest.warns(ShloFallbackWarning, match="_fft_c2c") as caught:
+        torch.compile(model, backend="shlo")(x).sum().backward()
+    assert len([w for w in caught if issubclass(w.category, ShloFallbackWarning)]) == 2
+    eager(x).sum().backward()  # forward and backward graph each said so; gradients still right
+    assert_close(model.linear.weight.grad, eager.linear.weight.grad, rtol=1e-5, atol=1e-6)
+
+
 def test_numbers_and_training_mode_together() -> None:
     class Scaled(torch.nn.Module):
         def __init__(self) -> None:
