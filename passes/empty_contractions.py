@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import create, rewrite_each
+from shlo.ir.edit import rewrite_each
+from shlo.ir.elementwise import zeros
 from shlo.ir.stablehlo import ir
 from shlo.passes.op_stats import contraction_depth
 from shlo.pipeline.python_pass import register_pass
@@ -23,14 +24,7 @@ def _zeros(op: Any) -> None:
     operands_static = all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands[:2])
     if not (result.has_static_shape and operands_static) or contraction_depth(op) != 0:
         return
-    element = result.element_type
-    zero = (
-        ir.IntegerAttr.get(element, 0)
-        if isinstance(element, ir.IntegerType)
-        else ir.FloatAttr.get(element, 0.0)
-    )
-    splat = ir.DenseElementsAttr.get_splat(result, zero)
-    op.results[0].replace_all_uses_with(create("stablehlo.constant", result, [], {"value": splat}))
+    op.results[0].replace_all_uses_with(zeros(result))
     op.erase()
 
 

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from shlo.ir.edit import create, ops_in, rewrite_each
+from shlo.ir.elementwise import zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
 from shlo.passes.op_stats import contraction_depth
 from shlo.pipeline.python_pass import register_pass
@@ -102,18 +103,6 @@ def _reduce_last(x: Any, init: Any, body: str) -> Any:
     return reduce.results[0]
 
 
-def _zero(like: Any) -> Any:
-    """A scalar zero constant of the element type of the tensor type `like`."""
-    element = ir.RankedTensorType(like).element_type
-    scalar = ir.RankedTensorType.get([], element)
-    if isinstance(element, ir.IntegerType):
-        value = ir.IntegerAttr.get(element, 0)
-    else:
-        value = ir.FloatAttr.get(element, 0.0)
-    splat = ir.DenseElementsAttr.get_splat(scalar, value)
-    return create("stablehlo.constant", scalar, [], {"value": splat})
-
-
 def _split(reduce: Any) -> None:
     """A reduce of more than `LIMIT` elements per result: chunks of `CHUNK` reduced first."""
     if len(reduce.operands) != 2 or (body := _body_op(reduce)) is None:
@@ -149,7 +138,7 @@ def _split_dot(dot: Any) -> None:
     result = ir.RankedTensorType(dot.results[0].type)
     batch = len(numbers.lhs_batching_dimensions)
     operands = [
-        _chunked(_flattened(value, list(lead), list(reduced)), batch, _zero(value.type))
+        _chunked(_flattened(value, list(lead), list(reduced)), batch, zeros(_tensor([], value)))
         for value, lead, reduced in (
             (lhs, numbers.lhs_batching_dimensions, numbers.lhs_contracting_dimensions),
             (rhs, numbers.rhs_batching_dimensions, numbers.rhs_contracting_dimensions),
@@ -171,7 +160,9 @@ def _split_dot(dot: Any) -> None:
         {"dot_dimension_numbers": numbers},
     )
     partial = _transpose(partial, [*range(batch), *range(batch + 1, len(shape)), batch])
-    dot.results[0].replace_all_uses_with(_reduce_last(partial, _zero(result), "stablehlo.add"))
+    dot.results[0].replace_all_uses_with(
+        _reduce_last(partial, zeros(_tensor([], dot.results[0])), "stablehlo.add")
+    )
     dot.erase()
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shlo.ir.edit import ops_in
+from shlo.ir.elementwise import zero_attribute
 from shlo.ir.module import constant_value
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import PassFailure, register_pass
@@ -23,14 +24,6 @@ class StripDataOptions:
     max_elements: int = field(default=16, metadata={"help": "largest constant kept as is"})
 
 
-def _zero(element: Any) -> Any:
-    if isinstance(element, ir.FloatType):
-        return ir.FloatAttr.get(element, 0.0)
-    if isinstance(element, (ir.IntegerType, ir.IndexType)):
-        return ir.IntegerAttr.get(element, 0)
-    return None
-
-
 def _strip(op: Any, limit: int) -> bool:
     value = constant_value(op)
     shaped = op.results[0].type if len(op.results) == 1 else None
@@ -41,7 +34,7 @@ def _strip(op: Any, limit: int) -> bool:
     count = 1
     for dim in shaped.shape:
         count *= dim
-    zero = _zero(shaped.element_type)
+    zero = zero_attribute(shaped.element_type)
     if count <= limit or zero is None:
         return False
     op.attributes["value"] = ir.DenseElementsAttr.get_splat(shaped, zero)

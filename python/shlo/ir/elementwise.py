@@ -24,6 +24,22 @@ def static_float(value: Any) -> bool:
     )
 
 
+def zero_attribute(element: Any) -> Any:
+    """The zero of a float, integer or index element type, as an attribute (None for others,
+    such as complex)."""
+    if isinstance(element, ir.FloatType):
+        return ir.FloatAttr.get(element, 0.0)
+    if isinstance(element, (ir.IntegerType, ir.IndexType)):
+        return ir.IntegerAttr.get(element, 0)
+    return None
+
+
+def zeros(kind: Any) -> Any:
+    """A new `stablehlo.constant` of zeros of the static tensor type `kind`."""
+    splat = ir.DenseElementsAttr.get_splat(kind, zero_attribute(kind.element_type))
+    return create("stablehlo.constant", kind, [], {"value": splat})
+
+
 def compare(direction: str, a: Any, b: Any, kind: str = "FLOAT") -> Any:
     """`stablehlo.compare` of `a` and `b` (`direction` EQ, NE, LT, ...; `kind` FLOAT,
     SIGNED, ...), an i1 tensor of their shape."""
