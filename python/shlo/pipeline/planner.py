@@ -14,8 +14,8 @@ from typing import Any
 from shlo.errors import ShloError
 from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.worlds import WORLD_NAMES, World, get_world
-from shlo.pipeline.python_pass import OptionError, PassFailure, PythonPass
-from shlo.pipeline.python_registry import python_passes
+from shlo.pipeline.python_pass import OptionError, PassFailure
+from shlo.pipeline.python_registry import python_pass
 from shlo.pipeline.segments import Contexts, Segment
 from shlo.pipeline.syntax import Element, parse_elements
 
@@ -71,9 +71,8 @@ def plan(
 def _expand_pipelines(elements: list[Element]) -> list[Element]:
     """Python pass pipelines replaced, recursively, by the elements they stand for."""
     expanded: list[Element] = []
-    python = python_passes(plugins=False)
     for element in elements:
-        pipeline = python.get(element.name) if element.nested is None else None
+        pipeline = python_pass(element.name) if element.nested is None else None
         if pipeline is None or pipeline.expands_to is None:
             expanded.append(element)
             continue
@@ -88,27 +87,29 @@ def _expand_pipelines(elements: list[Element]) -> list[Element]:
 def _classify(
     anchor: str, element: Element, contexts: Contexts, implicit_nesting: bool
 ) -> tuple[str, Element]:
-    if _is_python_pass(element, python_passes(plugins=False)):
+    if _is_python_pass(element, plugins=False):
         return "stablehlo", element
     for world_name in WORLD_NAMES:
         world = get_world(world_name)
         resolved = _try_add(world, contexts.get(world), anchor, element, implicit_nesting)
         if resolved is not None:
             return world_name, resolved
-    if _is_python_pass(element, python_passes()):  # a plugin's pass
+    if _is_python_pass(element, plugins=True):  # a plugin's pass
         return "stablehlo", element
     return _native_source(element), element
 
 
-def _is_python_pass(element: Element, python: dict[str, PythonPass]) -> bool:
-    """Whether `element` is a Python pass (options checked); Python passes cannot be nested."""
-    if element.nested is None and element.name in python:
+def _is_python_pass(element: Element, *, plugins: bool) -> bool:
+    """Whether `element` is a Python pass (options checked); Python passes cannot be nested.
+    `plugins`: look among the passes of `shlo.passes` entry points too."""
+    found = python_pass(element.name, plugins=plugins) if element.nested is None else None
+    if found is not None:
         try:
-            python[element.name].parse_options(element.options)
+            found.parse_options(element.options)
         except OptionError as error:
             raise PipelineError(str(error)) from None
         return True
-    if any(name in python for name in element.pass_names()):
+    if any(python_pass(name, plugins=plugins) for name in element.pass_names()):
         raise PipelineError(
             f"Python passes run on the top-level module only: '{element}' nests one"
         )

@@ -23,7 +23,7 @@ from shlo.ir.diagnostics import (
 )
 from shlo.ir.module import IRModule, PrintOptions, from_bytecode
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
-from shlo.pipeline.python_registry import python_passes
+from shlo.pipeline.python_registry import python_pass
 from shlo.pipeline.syntax import Element
 
 
@@ -160,11 +160,11 @@ def _run_in_world(
     world = get_world(segment.source)
     module = module.transfer(world, contexts.get(world))
     manager = world.passmanager.PassManager(segment.anchor, module.context)
-    python = python_passes(plugins=False)  # plugins named in the plan are loaded by now
     for element in segment.elements:
-        if element.nested is None and element.name in python:
-            python_pass = python[element.name]
-            adapter = python_pass.adapter(python_pass.parse_options(element.options))
+        # plugins named in the plan are loaded by now
+        python = python_pass(element.name) if element.nested is None else None
+        if python is not None:
+            adapter = python.adapter(python.parse_options(element.options))
             manager.add(adapter, name=element.name, argument=element.name)
         else:
             manager.add(str(element))

@@ -18,8 +18,7 @@ from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_sou
 from shlo.ir.source import Source
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, get_world
 from shlo.pipeline.planner import UnknownPass, plan
-from shlo.pipeline.python_pass import REGISTRY
-from shlo.pipeline.python_registry import python_passes
+from shlo.pipeline.python_registry import python_pass
 from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
 
@@ -156,7 +155,7 @@ class OptPipeline:
     def _wants_repro(self, failure: PipelineFailed) -> bool:
         """A reproducer unless turned off or every pass of the segment is a check, whose
         failure is its answer, not a fault to reproduce."""
-        checks = [REGISTRY.get(element.name) for element in failure.segment.elements]
+        checks = [python_pass(element.name) for element in failure.segment.elements]
         return self.reproducer and not all(found is not None and found.checks for found in checks)
 
     def _report_repro(self, chunk: Source, failure: PipelineFailed) -> None:
@@ -212,10 +211,9 @@ def _spelled_out(segment: Segment, contexts: Contexts) -> str:
     if segment.source not in WORLD_NAMES:
         return str(segment)
     world = get_world(segment.source)
-    python = python_passes(plugins=False)
     elements = []
     for element in segment.elements:
-        if element.nested is None and element.name in python:
+        if element.nested is None and python_pass(element.name) is not None:
             elements.append(str(element))
             continue
         text = f"{segment.anchor}({element})"
