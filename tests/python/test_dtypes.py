@@ -16,19 +16,11 @@ import pytest
 import torch
 
 from shlo.api import FrontendError, compile_torch
+from zoo import Apply
 
 # Values on both sides of 127, rows entirely above and entirely below 128.
 X = torch.tensor([[1, 200, 255, 100], [130, 7, 128, 127], [200, 201, 250, 129]], dtype=torch.uint8)
 Y = torch.tensor([[3, 100, 250, 200], [5, 9, 200, 1], [1, 2, 3, 4]], dtype=torch.uint8)
-
-
-class Apply(torch.nn.Module):
-    def __init__(self, function: Callable[..., Any]) -> None:
-        super().__init__()
-        self.function = function
-
-    def forward(self, a: torch.Tensor, b: torch.Tensor) -> Any:
-        return self.function(a, b)
 
 
 @pytest.mark.parametrize(

@@ -12,16 +12,7 @@ import torch
 from torch.testing import assert_close
 
 from shlo.api import CompileError, compile_torch
-
-
-class Apply(torch.nn.Module):
-    def __init__(self, function: Callable[..., Any]) -> None:
-        super().__init__()
-        self.function = function
-
-    def forward(self, *args: torch.Tensor) -> Any:
-        return self.function(*args)
-
+from zoo import Apply
 
 BASES = torch.tensor([-2.0, -2.0, -2.0, -0.5, 0.0, -0.0, 0.0, -3.0, 1.0, -1.0, 2.0, -0.42])
 EXPONENTS = torch.tensor([2.0, 3.0, 0.5, 1.0, -1.0, -1.0, 0.0, 0.0, 7.5, float("inf"), -2, 1.0])

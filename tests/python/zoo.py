@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from shlo.tools.demo_models import DEMO_MODELS, Example
+
+
+class Apply(nn.Module):
+    """A function of tensors as a module, for tests that export one op or expression."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, *args: torch.Tensor) -> Any:
+        return self.function(*args)
 
 
 def _seeded(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
