@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from shlo.backend.flags import (
     DEMOTE_I64,
     KEEP_F64,
+    MATMUL_TILE_BYTES,
     NO_CONSTANT_INLINING,
     ModuleFacts,
     iree_compile_flags,
 )
+from shlo.backend.host import l2_bytes_per_thread
 from shlo.backend.targets import DEVICES, HOST_DEVICES, CompileError, Target, target_for_device
 
 VULKAN_FEATURES = "--iree-vulkan-target-features="
@@ -21,6 +25,46 @@ def test_llvm_cpu_is_host_tuned_and_takes_stablehlo() -> None:
     assert flags[0] == "--iree-input-type=stablehlo"
     assert "--iree-llvmcpu-target-cpu=host" in flags and "--iree-opt-data-tiling" in flags
     assert KEEP_F64 not in flags and DEMOTE_I64 not in flags
+
+
+def _tile_bytes(flags: list[str]) -> list[str]:
+    return [flag for flag in flags if flag.startswith(MATMUL_TILE_BYTES)]
+
+
+def test_matmul_tiles_follow_the_host_l2_within_bounds() -> None:
+    def tiles(l2: int | None, *user: str, target: Target = Target.LLVM_CPU) -> list[str]:
+        return _tile_bytes(iree_compile_flags(target, user_flags=user, host_l2_bytes=l2))
+
+    assert tiles(2 * 2**20) == [f"{MATMUL_TILE_BYTES}=2097152"]
+    assert tiles(64 * 2**20) == [f"{MATMUL_TILE_BYTES}=4194304"]  # capped
+    assert tiles(3 * 2**20) == [f"{MATMUL_TILE_BYTES}=3145728"]
+    assert tiles(1280 * 2**10) == tiles(256 * 2**10) == tiles(None) == []  # IREE's own size
+    assert tiles(2 * 2**20, target=Target.VULKAN) == []
+    # compiling for another CPU, or sizing the tiles by hand, leaves them to the user
+    assert tiles(2 * 2**20, "--iree-llvmcpu-target-cpu=znver4") == []
+    assert tiles(2 * 2**20, "--iree-llvmcpu-target-cpu=host") == [f"{MATMUL_TILE_BYTES}=2097152"]
+    assert tiles(2 * 2**20, f"{MATMUL_TILE_BYTES}=65536") == [f"{MATMUL_TILE_BYTES}=65536"]
+
+
+def _cache(folder: Path, name: str, level: str, kind: str, size: str, shared: str) -> None:
+    index = folder / name
+    index.mkdir()
+    for field, value in (("level", level), ("type", kind), ("size", size)):
+        (index / field).write_text(f"{value}\n")
+    (index / "shared_cpu_list").write_text(f"{shared}\n")
+
+
+def test_l2_share_is_read_from_sysfs(tmp_path: Path) -> None:
+    _cache(tmp_path, "index0", "1", "Data", "48K", "0-1")
+    _cache(tmp_path, "index1", "1", "Instruction", "32K", "0-1")
+    _cache(tmp_path, "index2", "2", "Unified", "2048K", "0,8")  # two SMT threads share it
+    _cache(tmp_path, "index3", "3", "Unified", "105M", "0-15")
+    assert l2_bytes_per_thread(tmp_path) == 2**20
+    assert l2_bytes_per_thread(tmp_path / "missing") is None
+    garbled = tmp_path / "garbled"
+    garbled.mkdir()
+    _cache(garbled, "index2", "2", "Unified", "lots", "0")
+    assert l2_bytes_per_thread(garbled) is None
 
 
 def test_f64_interface_keeps_f64_on_every_target() -> None:

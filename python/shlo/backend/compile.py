@@ -17,7 +17,8 @@ from pathlib import Path
 import torch
 
 from shlo.backend import cache
-from shlo.backend.flags import iree_compile_flags
+from shlo.backend.flags import ModuleFacts, iree_compile_flags
+from shlo.backend.host import l2_bytes_per_thread
 from shlo.backend.parameters import externalize, write_archive
 from shlo.backend.prepare import prepare
 from shlo.backend.targets import CompileError, Target
@@ -83,7 +84,7 @@ def compile_module(
         raise ValueError("weights kept out of the IR need an archive: give parameters=PATH")
     target = Target.get(target)
     prepared, facts = prepare(module, target)
-    flags = iree_compile_flags(target, facts, extra_flags, cuda)
+    flags = _host_flags(target, facts, extra_flags, cuda)
     if weights is not None:
         externalize(prepared, list(weights))
         # IREE's parameter attributes are unregistered here: iree-compile reads them as text.
@@ -105,6 +106,17 @@ def compile_module(
         parameters=parameters,
         keep_temps=keep_temps,
     )
+
+
+def _host_flags(
+    target: Target,
+    facts: ModuleFacts | None = None,
+    extra_flags: tuple[str, ...] = (),
+    cuda: str | None = None,
+) -> list[str]:
+    """The flag rule's answer for a compile on this machine (its L2 cache sizes the tiles)."""
+    facts = facts or ModuleFacts()
+    return iree_compile_flags(target, facts, extra_flags, cuda, l2_bytes_per_thread())
 
 
 # Constants at least this big go to the parameter archive; smaller ones stay in the .vmfb.
@@ -214,7 +226,7 @@ def compile_bytecode(
     `cd` to it, so `command_line()` reruns them as they ran.
     """
     target = Target.get(target)
-    flags = list(iree_compile_flags(target) if flags is None else flags)
+    flags = list(_host_flags(target) if flags is None else flags)
     destination = Path(parameters).resolve() if parameters is not None else None
     export = destination is not None and write_weights is None
     packed = encoded_archive(destination) if destination and encodes_parameters(target) else None

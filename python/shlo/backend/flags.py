@@ -21,6 +21,14 @@ _LLVM_CPU = (
     "--iree-opt-data-tiling",
     "--iree-dispatch-creation-enable-aggressive-fusion=false",
 )
+# IREE sizes a data-tiled matmul's workgroup tile to 256 KiB of operands.  When compiling for
+# this host and one thread's share of its L2 cache is at least 2 MiB, a tile of that share (up
+# to 4 MiB) lets each workgroup reuse more of the weights it has read.  With 1-1.25 MiB of L2
+# a thread, 1 MiB tiles sped some models up and slowed others, so smaller L2s keep IREE's
+# size.  benchmarks/README.md has the measurements.
+MATMUL_TILE_BYTES = "--iree-llvmcpu-matmul-tile-bytes"
+_MIN_HOST_L2 = 2 * 2**20
+_MAX_MATMUL_TILE_BYTES = 4 * 2**20
 _VMVX = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=vmvx")
 _COMMON = ("--iree-input-type=stablehlo",)
 # IREE demotes f64 to f32 unless told otherwise.
@@ -71,16 +79,34 @@ def iree_compile_flags(
     facts: ModuleFacts = ModuleFacts(),
     user_flags: Sequence[str] = (),
     cuda: str | None = None,
+    host_l2_bytes: int | None = None,
 ) -> list[str]:
     """Every iree-compile flag but input and output: the target's, the workarounds the
-    module needs, then the user's (last, so they win)."""
+    module needs, then the user's (last, so they win).  `host_l2_bytes`: one thread's share
+    of this host's L2 cache (`shlo.backend.host`), which sizes llvm-cpu's matmul tiles."""
     return [
         *_COMMON,
         *([KEEP_F64] if keeps_f64(target, facts) else []),
         *_device_flags(target, cuda),
+        *_host_tuning(target, user_flags, host_l2_bytes),
         *_workarounds(target, facts, user_flags),
         *user_flags,
     ]
+
+
+def _host_tuning(target: Target, user_flags: Sequence[str], host_l2_bytes: int | None) -> list[str]:
+    """The matmul tile size for this host's cache, unless the user compiles for another CPU
+    or sizes the tiles themselves."""
+    other_cpu = any(
+        flag.startswith("--iree-llvmcpu-target-cpu=") and flag != "--iree-llvmcpu-target-cpu=host"
+        for flag in user_flags
+    )
+    sized = any(flag.startswith(MATMUL_TILE_BYTES) for flag in user_flags)
+    if target is not Target.LLVM_CPU or other_cpu or sized:
+        return []
+    if host_l2_bytes is None or host_l2_bytes < _MIN_HOST_L2:
+        return []
+    return [f"{MATMUL_TILE_BYTES}={min(host_l2_bytes, _MAX_MATMUL_TILE_BYTES)}"]
 
 
 def keeps_f64(target: Target, facts: ModuleFacts) -> bool:
