@@ -1,8 +1,10 @@
 """Steady-state latency of shlo-compiled models against PyTorch eager and onnxruntime, same run.
 
 Models: the demo models, and BERT-base, GPT-2 small, ViT-B/16 and ResNet-50 built from
-`transformers` configs with random weights (batch 1; 128 tokens, a 224x224 image).  For each:
-compile time, peak memory (this process's and iree-compile's, against the weight bytes), and
+`transformers` configs with random weights (batch 1; 128 tokens, a 224x224 image), each
+compiled as `compile_torch` does by default (large models' weights in a parameter archive).
+For each: compile time (import, flatten, compile and load), peak memory (this process's and
+iree-compile's, against the weight bytes), and
 median latency single-threaded (IREE `local-sync`, eager and onnxruntime on one thread) and on
 all cores (eager and onnxruntime on default threads; shlo on the device `compile_torch` picks
 by default: local-task, or local-sync where the thread pool's wake-ups cost more than it saves),
@@ -96,11 +98,9 @@ def measure(name: str, runs: int) -> dict:
     """One model, in this process: what the parent prints as a table row."""
     import torch
 
-    from shlo.api import HOST_DEVICES, CompiledModel, compile_module, flatten, on_faster_host_device
-    from shlo.frontend.torch_import import import_model
+    from shlo.api import HOST_DEVICES, compile_torch, on_faster_host_device
     from shlo.ir.edit import functions
     from shlo.passes.op_stats import function_stats
-    from shlo.runtime.loaded import LoadedModule
     from shlo.runtime.numerics import compare_outputs
     from shlo.runtime.timing import interleaved_ms, median_ms
 
@@ -113,19 +113,23 @@ def measure(name: str, runs: int) -> dict:
             alone[threads == 1] = median_ms(lambda: model(*inputs), runs)
     resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start = time.perf_counter()
-    imported = import_model(model, inputs)
-    imported.module = flatten(imported.module)
     with tempfile.TemporaryDirectory(prefix="bench-compile-") as scratch:
-        compiled = compile_module(imported.module, "llvm-cpu", keep_temps=scratch)
+        first = compile_torch(model, inputs, device="local-task", keep_temps=scratch)
         compile_s = time.perf_counter() - start
         compiled_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before ORT's
-        compiler_peak = compiler_peak_mib(compiled.command, scratch)
-    main_function = functions(imported.module.operation)["main"]
+        compiler_peak = max(
+            compiler_peak_mib(command, scratch)
+            for command in first.compiled.commands
+            if command[0] == "iree-compile"
+        )
+    main_function = functions(first.imported.module.operation)["main"]
     gflop = function_stats(main_function)["matmul_flops"] / 1e9
-    runners = {}
-    for device in HOST_DEVICES:
-        runners[device] = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
-        error = max(check.max_abs for check in compare_outputs(runners[device](*inputs), expected))
+    runners = {d: first if d == "local-task" else first.on_device(d) for d in HOST_DEVICES}
+    error = max(
+        check.max_abs
+        for runner in runners.values()
+        for check in compare_outputs(runner(*inputs), expected)
+    )
     picked = on_faster_host_device(runners["local-task"], inputs, {}).loaded.device_name
     ort = onnx_runners(model, inputs)
     medians = {}
@@ -150,6 +154,7 @@ def measure(name: str, runs: int) -> dict:
         "peak_mib": compiled_peak,
         "compiler_peak_mib": compiler_peak,
         "weights_mib": sum(t.nbytes for t in model.state_dict().values()) / 2**20,
+        "archive": first.parameters is not None,
         "shlo_1": one["shlo local-sync"],
         "eager_1": one["eager"],
         "ort_1": one.get("ort", float("nan")),
@@ -173,8 +178,8 @@ _PEAK_OF_COMMAND = (
 
 
 def compiler_peak_mib(command: tuple[str, ...], folder: str) -> float:
-    """iree-compile's own peak RSS in MiB: `command` (as `Compiled.command` records it) run
-    again in `folder`, where the compile left its input."""
+    """An iree-compile's own peak RSS in MiB: `command` (as `Compiled.commands` records it)
+    run again in `folder`, where the compile left its input."""
     from shlo.pipeline.native_tools import tool_path
 
     tool, *arguments = command
@@ -230,17 +235,18 @@ def floors(rows: list[dict], rate: float) -> str:
 
 def memory(rows: list[dict]) -> str:
     """Peak memory against the weights' bytes: this process before the compile (PyTorch and
-    the model, timed eager included) and after it, and iree-compile's own (`compiler_peak_mib`)."""
+    the model, timed eager included) and after it, and iree-compile's own (`compiler_peak_mib`;
+    the largest of its runs), with where the weights went (the .vmfb, or an archive)."""
     lines = [
         f"{'model':<8}{'weights MiB':>12}{'before MiB':>11}{'peak MiB':>9}{'added/weights':>14}"
-        f"{'iree-compile MiB':>17}{'/weights':>10}"
+        f"{'iree-compile MiB':>17}{'/weights':>10}{'weights in':>12}"
     ]
     for r in rows:
         weights, added = r["weights_mib"], r["peak_mib"] - r["before_compile_mib"]
         lines.append(
             f"{r['model']:<8}{weights:>12.0f}{r['before_compile_mib']:>11.0f}{r['peak_mib']:>9.0f}"
             f"{added / weights:>13.1f}x{r['compiler_peak_mib']:>17.0f}"
-            f"{r['compiler_peak_mib'] / weights:>9.1f}x"
+            f"{r['compiler_peak_mib'] / weights:>9.1f}x{'archive' if r['archive'] else '.vmfb':>12}"
         )
     return "\n".join(lines)
 

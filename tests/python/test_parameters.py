@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import importlib
 from pathlib import Path
 
 import iree.runtime as iree_runtime
@@ -35,6 +37,37 @@ def test_weights_that_never_enter_the_ir_give_the_same_numbers(tmp_path: Path, t
     assert sorted(key for key, _ in index.items()) == sorted(model.state_dict())
     with torch.no_grad():
         assert_close(compiled(x), model(x))
+
+
+def test_large_models_get_an_archive_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    model, x = MLP().eval(), torch.randn(8, 64)
+    weight_bytes = sum(t.nbytes for t in model.state_dict().values())
+    monkeypatch.setattr(importlib.import_module("shlo.runtime.compile_torch"),
+                        "AUTO_ARCHIVE_BYTES", weight_bytes)  # fmt: skip
+    compiled = compile_torch(model, (x,), device="local-sync")
+    archive = compiled.parameters
+    assert archive is not None and archive.stat().st_size >= weight_bytes
+    assert len(compiled.compiled.vmfb) < weight_bytes / 4
+    assert f"weights in {archive}" in repr(compiled)
+    elsewhere = compiled.on_device("local-task")  # the same archive, kept while either lives
+    with torch.no_grad():
+        assert_close(compiled(x), model(x))
+        del compiled
+        gc.collect()
+        assert_close(elsewhere(x), model(x))
+    del elsewhere
+    gc.collect()
+    assert not archive.parent.exists()
+    # smaller models, the cache and other targets keep the weights in the .vmfb
+    monkeypatch.setattr(importlib.import_module("shlo.runtime.compile_torch"),
+                        "AUTO_ARCHIVE_BYTES", weight_bytes + 1)  # fmt: skip
+    assert compile_torch(model, (x,), device="local-sync").parameters is None
+    monkeypatch.setattr(importlib.import_module("shlo.runtime.compile_torch"),
+                        "AUTO_ARCHIVE_BYTES", 0)  # fmt: skip
+    assert compile_torch(model, (x,), device="local-sync", use_cache=True).parameters is None
+    assert compile_torch(model, (x,), target="vmvx").parameters is None
+    training = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.BatchNorm1d(64)).train()
+    assert compile_torch(training, (x,), device="local-sync").parameters is None
 
 
 def test_constants_of_a_module_move_to_an_archive_while_compiling(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ y = compiled(x)                       # same output structure as model(x)
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,11 @@ from shlo.pipeline.run import flatten
 from shlo.runtime.compiled_model import CompiledModel
 from shlo.runtime.host_device import on_faster_host_device
 from shlo.runtime.loaded import LoadedModule
+
+# Models with at least this many bytes of weights compile for llvm-cpu with their weights in a
+# parameter archive of their own unless told where: iree-compile then never holds them, and
+# the loaded module maps the archive instead of keeping the .vmfb's copy beside the packed one.
+AUTO_ARCHIVE_BYTES = 256 * 2**20
 
 
 def compile_torch(
@@ -34,14 +40,22 @@ def compile_torch(
     keep_temps: str | Path | None = None,
 ) -> CompiledModel:
     """Import, flatten, compile and load `model` on example inputs; returns a callable.
-    `parameters`: the weights go to that .irpa archive, never entering the IR.  `device`: by
-    default the target's; for llvm-cpu the faster of local-task and local-sync on `args`.
-    `keep_temps`: a folder that keeps iree-compile's exact input and outputs, which
-    `compiled.compiled.command_line()` names."""
+    `parameters`: the weights go to that .irpa archive, never entering the IR.  Without it, a
+    model in eval mode with `AUTO_ARCHIVE_BYTES` of weights or more compiled for llvm-cpu
+    (and not from the cache) gets an archive in a private temporary folder, removed with the
+    last model loaded from it (`compiled.parameters` names it; the `.vmfb` alone then has no
+    weights).
+    `device`: by default the target's; for llvm-cpu the faster of local-task and local-sync
+    on `args`.  `keep_temps`: a folder that keeps iree-compile's exact input and outputs,
+    which `compiled.compiled.command_line()` names."""
+    target = Target.get(target)
+    owns = None
+    if parameters is None and target is Target.LLVM_CPU and not use_cache and _large(model):
+        owns = tempfile.TemporaryDirectory(prefix="shlo-weights-")
+        parameters = Path(owns.name) / "weights.irpa"
     weights = "external" if parameters is not None else "inline"
     imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes, weights=weights)
     imported.module = flatten(imported.module)
-    target = Target.get(target)
     compiled = compile_module(
         imported.module,
         target,
@@ -52,7 +66,17 @@ def compile_torch(
         keep_temps=keep_temps,
     )
     loaded = LoadedModule(compiled.vmfb, device or target.default_device, parameters)
-    chosen = CompiledModel(imported, compiled, loaded)
+    archive = Path(parameters) if parameters is not None else None
+    chosen = CompiledModel(imported, compiled, loaded, archive, owns)
     if device is None and target is Target.LLVM_CPU:
-        chosen = on_faster_host_device(chosen, args, kwargs or {}, parameters)
+        chosen = on_faster_host_device(chosen, args, kwargs or {})
     return chosen
+
+
+def _large(model: torch.nn.Module) -> bool:
+    """Whether `model`'s weights go to an archive of its own: in eval mode (a module in
+    training mode may update its buffers, which an archive cannot take) and with
+    `AUTO_ARCHIVE_BYTES` of state or more."""
+    if any(module.training for module in model.modules()):
+        return False
+    return sum(t.nbytes for t in model.state_dict().values()) >= AUTO_ARCHIVE_BYTES

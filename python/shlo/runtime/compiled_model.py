@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,25 +20,35 @@ if TYPE_CHECKING:
 
 @dataclass
 class CompiledModel:
-    """The imported model's calling convention, its compiled module, and that module loaded."""
+    """The imported model's calling convention, its compiled module, and that module loaded.
+
+    `parameters`: the .irpa archive the module reads its weights from, if it does not hold
+    them; `owns` the private folder it lies in when `compile_torch` chose it, which goes
+    when the last model loaded from it does."""
 
     imported: Imported
     compiled: Compiled
     loaded: LoadedModule
+    parameters: Path | None = None
+    owns: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._invoke = self.loaded.invoker(self.imported.function)
 
     def __repr__(self) -> str:
+        weights = f", weights in {self.parameters}" if self.parameters else ""
         return (
             f"<CompiledModel @{self.imported.function} for {self.compiled.target.value} "
-            f"on {self.loaded.device_name}>"
+            f"on {self.loaded.device_name}{weights}>"
         )
 
-    def on_device(self, device: str, parameters: Any = None) -> CompiledModel:
-        """The same compiled module loaded on another device."""
-        loaded = LoadedModule(self.compiled.vmfb, device, parameters)
-        return CompiledModel(self.imported, self.compiled, loaded)
+    def on_device(self, device: str, parameters: str | Path | None = None) -> CompiledModel:
+        """The same compiled module loaded on another device (with its own archive unless
+        `parameters` names another)."""
+        archive = Path(parameters) if parameters is not None else self.parameters
+        loaded = LoadedModule(self.compiled.vmfb, device, archive)
+        owns = self.owns if archive == self.parameters else None
+        return CompiledModel(self.imported, self.compiled, loaded, archive, owns)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if (

@@ -10,7 +10,6 @@ tested with made-up timings.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
 
@@ -34,7 +33,6 @@ def on_faster_host_device(
     compiled: CompiledModel,
     args: tuple,
     kwargs: dict,
-    parameters: str | Path | None = None,
     timer: Timer = time_call,
 ) -> CompiledModel:
     """`compiled`, or the same module on the other host device when that runs it faster.
@@ -46,7 +44,7 @@ def on_faster_host_device(
         if on_pool and timer(compiled, lambda: compiled(*args, **kwargs), 1) > POOL_WINS_MS:
             return compiled
         candidates = [compiled] + [
-            compiled.on_device(device, parameters)
+            compiled.on_device(device)
             for device in HOST_DEVICES
             if device != compiled.loaded.device_name
         ]
