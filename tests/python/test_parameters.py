@@ -68,6 +68,22 @@ def test_large_models_get_an_archive_of_their_own(monkeypatch: pytest.MonkeyPatc
     assert compile_torch(model, (x,), target="vmvx").parameters is None
     training = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.BatchNorm1d(64)).train()
     assert compile_torch(training, (x,), device="local-sync").parameters is None
+    counting = _Counting().eval()  # updates a buffer in eval mode: its state stays inline
+    compiled = compile_torch(counting, (x,), device="local-sync")
+    assert compiled.parameters is None
+    compiled(x)
+    assert counting.calls.item() == 1
+
+
+class _Counting(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(64, 64)
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        return self.linear(x)
 
 
 def test_constants_of_a_module_move_to_an_archive_while_compiling(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import torch
 
 from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
-from shlo.frontend.torch_import import import_model
+from shlo.frontend.torch_import import FrontendError, import_model
 from shlo.pipeline.run import flatten
 from shlo.runtime.compiled_model import CompiledModel
 from shlo.runtime.host_device import on_faster_host_device
@@ -54,7 +54,15 @@ def compile_torch(
         owns = tempfile.TemporaryDirectory(prefix="shlo-weights-")
         parameters = Path(owns.name) / "weights.irpa"
     weights = "external" if parameters is not None else "inline"
-    imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes, weights=weights)
+    try:
+        imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes, weights=weights)
+    except FrontendError:
+        if owns is None:
+            raise
+        # what an archive cannot hold (a buffer the model updates as it runs) stays inline
+        owns.cleanup()
+        owns = parameters = None
+        imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes)
     imported.module = flatten(imported.module)
     compiled = compile_module(
         imported.module,
