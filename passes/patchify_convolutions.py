@@ -14,19 +14,31 @@ The measurements are in benchmarks/README.md.
 Only exact rewrites: static shapes, each spatial stride equal to its window or a window of 1,
 no padding, no dilation, no window reversal, one feature and batch group.  Trailing input rows
 a window never reaches are sliced off first, as the convolution ignores them.
+
+Overlapping windows (a ResNet's 3x3 convolutions) become the same matmul by im2col when the
+input is wide and the output not large: the padded input is sliced once per window offset
+(strided by the stride) and the slices concatenated along the features.  IREE 3.13's direct
+convolution was slower than that matmul on 3x3 convolutions of 256 or more input features
+(outputs up to 28x28, the largest measured) and faster on narrower ones, so only
+convolutions of at least `IM2COL_MIN_FEATURES` input features and at most
+`IM2COL_MAX_POSITIONS` output positions a batch are rewritten.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
 from shlo.ir.edit import rewrite_each
+from shlo.ir.elementwise import static_float, zeros
 from shlo.ir.stablehlo import ConvDimensionNumbers, DotDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
 
 _GROUPS = ("feature_group_count", "batch_group_count")
 _DILATIONS = ("lhs_dilation", "rhs_dilation")
+IM2COL_MIN_FEATURES = 256
+IM2COL_MAX_POSITIONS = 28 * 28
 
 
 def _ints(op: Any, name: str) -> list[int] | None:
@@ -39,9 +51,10 @@ def _bools(op: Any, name: str) -> list[bool]:
     return list(ir.DenseBoolArrayAttr(op.attributes[name]))
 
 
-def _patch_sizes(conv: Any) -> tuple[list[int], list[int]] | None:
-    """The window sizes and strides when `conv` is a non-overlapping convolution this pass
-    rewrites: each spatial stride equals its window, or the window is 1 (a strided 1x1)."""
+def _window(conv: Any) -> tuple[list[int], list[int], list[int]] | None:
+    """The window sizes, strides and padding (low and high per spatial dimension, flattened) of
+    a convolution this pass can rewrite at all: static shapes, no dilation, no window
+    reversal, one feature and batch group."""
     lhs, rhs = (ir.RankedTensorType(value.type) for value in conv.operands)
     result = ir.RankedTensorType(conv.results[0].type)
     if not (lhs.has_static_shape and rhs.has_static_shape and result.has_static_shape):
@@ -50,16 +63,30 @@ def _patch_sizes(conv: Any) -> tuple[list[int], list[int]] | None:
     window = [rhs.shape[d] for d in numbers.kernel_spatial_dimensions]
     groups = [ir.IntegerAttr(conv.attributes[name]).value for name in _GROUPS]
     padding = conv.attributes["padding"] if "padding" in conv.attributes else None
-    strides = _ints(conv, "window_strides") or [1] * len(window)
     if (
-        any(k not in (1, stride) for k, stride in zip(window, strides, strict=True))
-        or any(_ints(conv, name) not in (None, [1] * len(window)) for name in _DILATIONS)
-        or (padding is not None and any(ir.DenseIntElementsAttr(padding)))
+        any(_ints(conv, name) not in (None, [1] * len(window)) for name in _DILATIONS)
         or ("window_reversal" in conv.attributes and any(_bools(conv, "window_reversal")))
         or groups != [1, 1]
     ):
         return None
-    return window, strides
+    pads = list(ir.DenseIntElementsAttr(padding)) if padding is not None else [0] * 2 * len(window)
+    return window, _ints(conv, "window_strides") or [1] * len(window), pads
+
+
+def _non_overlapping(window: list[int], strides: list[int], pads: list[int]) -> bool:
+    """Each spatial stride equals its window, or the window is 1 (a strided 1x1); no padding."""
+    fits = all(k in (1, stride) for k, stride in zip(window, strides, strict=True))
+    return fits and not any(pads)
+
+
+def _im2col_pays(conv: Any) -> bool:
+    """At least `IM2COL_MIN_FEATURES` input features and at most `IM2COL_MAX_POSITIONS`
+    output positions a batch."""
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    features = ir.RankedTensorType(conv.operands[0].type).shape[numbers.input_feature_dimension]
+    shape = ir.RankedTensorType(conv.results[0].type).shape
+    positions = math.prod(shape[d] for d in numbers.output_spatial_dimensions)
+    return features >= IM2COL_MIN_FEATURES and positions <= IM2COL_MAX_POSITIONS
 
 
 def _tensor(shape: list[int], element: Any) -> Any:
@@ -89,20 +116,24 @@ def _reshape(value: Any, shape: list[int]) -> Any:
     return _create("stablehlo.reshape", shape, value.type.element_type, [value])
 
 
-def _rewrite(conv: Any, window: list[int], strides: list[int]) -> None:
+def _image(conv: Any) -> Any:
+    """The input as [batch, spatial..., feature]."""
     numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
-    lhs, rhs = conv.operands
-    out_type = ir.RankedTensorType(conv.results[0].type)
-    rank = len(window)
-    # Input as [batch, spatial..., feature], cut to whole patches, then [rows, patch].
-    image = _transpose(
-        lhs,
+    return _transpose(
+        conv.operands[0],
         [
             numbers.input_batch_dimension,
             *numbers.input_spatial_dimensions,
             numbers.input_feature_dimension,
         ],
     )
+
+
+def _patch_rows(conv: Any, window: list[int], strides: list[int]) -> tuple[Any, list[int]]:
+    """Non-overlapping patches as [rows, patch] (rows batch-major, then spatial), and how many
+    patches each spatial dimension has."""
+    rank = len(window)
+    image = _image(conv)
     batch, *spatial, features = ir.RankedTensorType(image.type).shape
     # A 1-wide window with stride s reads every s-th row; a window as wide as its stride reads
     # whole patches, up to the last one that fits.
@@ -127,7 +158,68 @@ def _rewrite(conv: Any, window: list[int], strides: list[int]) -> None:
         _reshape(image, split),
         [0, *(1 + 2 * i for i in range(rank)), *(2 + 2 * i for i in range(rank)), 2 * rank + 1],
     )
-    rows = _reshape(patches, [batch * math.prod(counts), math.prod(window) * features])
+    return _reshape(patches, [batch * math.prod(counts), math.prod(window) * features]), counts
+
+
+def _im2col_rows(
+    conv: Any, window: list[int], strides: list[int], pads: list[int]
+) -> tuple[Any, list[int]]:
+    """Overlapping windows as [rows, patch]: the padded input sliced at each window offset,
+    the slices side by side along the features, in the kernel's (spatial..., feature) order."""
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    result = ir.RankedTensorType(conv.results[0].type).shape
+    counts = [result[d] for d in numbers.output_spatial_dimensions]
+    image = _image(conv)
+    batch, *spatial, features = ir.RankedTensorType(image.type).shape
+    element = image.type.element_type
+    low, high = pads[0::2], pads[1::2]
+    if any(pads):
+        spatial = [size + lo + hi for size, lo, hi in zip(spatial, low, high, strict=True)]
+        image = _create(
+            "stablehlo.pad",
+            [batch, *spatial, features],
+            element,
+            [image, zeros(_tensor([], element))],
+            edge_padding_low=ir.DenseI64ArrayAttr.get([0, *low, 0]),
+            edge_padding_high=ir.DenseI64ArrayAttr.get([0, *high, 0]),
+            interior_padding=ir.DenseI64ArrayAttr.get([0] * (len(window) + 2)),
+        )
+    shifted = [
+        _create(
+            "stablehlo.slice",
+            [batch, *counts, features],
+            element,
+            [image],
+            start_indices=ir.DenseI64ArrayAttr.get([0, *offset, 0]),
+            limit_indices=ir.DenseI64ArrayAttr.get(
+                [
+                    batch,
+                    *(o + (n - 1) * s + 1 for o, n, s in zip(offset, counts, strides, strict=True)),
+                    features,
+                ]
+            ),
+            strides=ir.DenseI64ArrayAttr.get([1, *strides, 1]),
+        )
+        for offset in itertools.product(*(range(k) for k in window))
+    ]
+    patch = math.prod(window) * features
+    columns = _create(
+        "stablehlo.concatenate",
+        [batch, *counts, patch],
+        element,
+        shifted,
+        dimension=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(window) + 1),
+    )
+    return _reshape(columns, [batch * math.prod(counts), patch]), counts
+
+
+def _rewrite(conv: Any, window: list[int], rows: Any, counts: list[int]) -> None:
+    """`conv` as `rows` times its kernel as a matrix, back in the convolution's layout."""
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    rhs = conv.operands[1]
+    out_type = ir.RankedTensorType(conv.results[0].type)
+    rank = len(window)
+    batch = ir.RankedTensorType(conv.operands[0].type).shape[numbers.input_batch_dimension]
     # Kernel as [patch, out features], its patch order the same as the input's.
     kernel = _transpose(
         rhs,
@@ -137,7 +229,7 @@ def _rewrite(conv: Any, window: list[int], strides: list[int]) -> None:
             numbers.kernel_output_feature_dimension,
         ],
     )
-    out_features = ir.RankedTensorType(kernel.type).shape[-1]
+    *_, features, out_features = ir.RankedTensorType(kernel.type).shape
     matrix = _reshape(kernel, [math.prod(window) * features, out_features])
     attributes = {
         "dot_dimension_numbers": DotDimensionNumbers.get(
@@ -174,12 +266,18 @@ def _rewrite(conv: Any, window: list[int], strides: list[int]) -> None:
 
 
 def _patchify(conv: Any) -> None:
-    sizes = _patch_sizes(conv)
-    if sizes is not None:
-        _rewrite(conv, *sizes)
+    found = _window(conv)
+    if found is None:
+        return
+    window, strides, pads = found
+    if _non_overlapping(window, strides, pads):
+        _rewrite(conv, window, *_patch_rows(conv, window, strides))
+    elif static_float(conv.operands[0]) and _im2col_pays(conv):
+        _rewrite(conv, window, *_im2col_rows(conv, window, strides, pads))
 
 
 @register_pass("shlo-patchify-convolutions")
 def patchify_convolutions(module: Any, options: None) -> None:
-    """Rewrite each convolution whose windows do not overlap as a reshape and a dot_general."""
+    """Rewrite each convolution whose windows do not overlap as a reshape and a dot_general,
+    and each wide one whose output is not large as slices (im2col) and a dot_general."""
     rewrite_each(module, "stablehlo.convolution", _patchify)

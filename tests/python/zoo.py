@@ -40,15 +40,20 @@ class Residual(nn.Module):
 
 class Bottleneck(nn.Module):
     """ResNet-50's downsampling block: 1x1, 3x3 with stride 2, 1x1, each with batch norm, and a
-    1x1 stride-2 shortcut; on an odd-sized image, so the strided 1x1 reads a ragged edge."""
+    1x1 stride-2 shortcut; on an odd-sized image, so the strided 1x1 reads a ragged edge.
+    `width`: the 3x3's features (256, as in ResNet-50's third stage, takes shlo's im2col)."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 8) -> None:
         super().__init__()
-        self.reduce = nn.Sequential(nn.Conv2d(16, 8, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
-        self.conv = nn.Sequential(
-            nn.Conv2d(8, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU()
+        self.reduce = nn.Sequential(
+            nn.Conv2d(16, width, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU()
         )
-        self.expand = nn.Sequential(nn.Conv2d(8, 32, 1, bias=False), nn.BatchNorm2d(32))
+        self.conv = nn.Sequential(
+            nn.Conv2d(width, width, 3, stride=2, padding=1, bias=False),
+            nn.BatchNorm2d(width),
+            nn.ReLU(),
+        )
+        self.expand = nn.Sequential(nn.Conv2d(width, 32, 1, bias=False), nn.BatchNorm2d(32))
         self.shortcut = nn.Sequential(
             nn.Conv2d(16, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32)
         )
@@ -229,6 +234,7 @@ ZOO = (
     *DEMO_MODELS,
     Example("residual", Residual, lambda: (_seeded(1, 8, 16, 16),)),
     Example("bottleneck", Bottleneck, lambda: (_seeded(1, 16, 15, 15),)),
+    Example("bottleneck_wide", lambda: Bottleneck(256), lambda: (_seeded(1, 16, 15, 15),)),
     Example("depthwise", Depthwise, lambda: (_seeded(1, 8, 16, 16),)),
     Example("grouped", Grouped, lambda: (_seeded(2, 4, 10, 12), _seeded(1, 4, 7, 7, 7))),
     Example("gru", GRU, lambda: (_seeded(2, 5, 8),)),

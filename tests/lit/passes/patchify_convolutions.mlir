@@ -1,7 +1,8 @@
 // shlo-patchify-convolutions rewrites a convolution whose windows do not overlap (a vision
 // transformer's patch embedding, a ResNet's strided 1x1) as reshapes, transposes and one
-// dot_general behind an optimization_barrier, and leaves the others alone.  The interpreter
-// checks the same values before and after.
+// dot_general behind an optimization_barrier, a wide one (256 input features or more) with
+// overlapping windows and an output of at most 28x28 (a ResNet's later 3x3s) by im2col, and
+// leaves the others alone.  The interpreter checks the same values before and after.
 // RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions | filecheck %s
 // RUN: shlo-translate %s --split-input-file --interpret 2>&1 | filecheck %s --check-prefix=VALUES --allow-empty
 // RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions \
@@ -61,22 +62,83 @@ func.func @strided_pointwise() {
 
 // -----
 
-// Overlapping windows (stride 1), padding and grouped convolutions stay convolutions.
-// CHECK-LABEL: func.func @kept
-// CHECK-COUNT-3: stablehlo.convolution
+// Wide convolutions (256 input features or more) with overlapping windows and an output of at
+// most 28x28 go through im2col: the zero-padded input sliced at each of the nine window
+// offsets, concatenated along the features, then one dot_general.  NCHW, a 4x4 image of 256
+// features padded by 1; small whole numbers (iota mod 5, mod 7) keep every sum exact.
+// CHECK-LABEL: func.func @im2col_padded
+// CHECK-NOT: stablehlo.convolution
+// CHECK: stablehlo.pad {{.*}} low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0]
+// CHECK-COUNT-9: stablehlo.slice {{.*}} -> tensor<1x4x4x256xf32>
+// CHECK: stablehlo.concatenate {{.*}} dim = 3 {{.*}} -> tensor<1x4x4x2304xf32>
+// CHECK: %[[DOT:.*]] = stablehlo.dot_general {{.*}} contracting_dims = [1] x [0] {{.*}} -> tensor<16x2xf32>
+// CHECK: stablehlo.optimization_barrier %[[DOT]] : tensor<16x2xf32>
+// CHECK-NOT: stablehlo.convolution
+func.func @im2col_padded() {
+  %iota = stablehlo.iota dim = 0 : tensor<4096xf32>
+  %five = stablehlo.constant dense<5.0> : tensor<4096xf32>
+  %xs = stablehlo.remainder %iota, %five : tensor<4096xf32>
+  %x = stablehlo.reshape %xs : (tensor<4096xf32>) -> tensor<1x256x4x4xf32>
+  %kiota = stablehlo.iota dim = 0 : tensor<4608xf32>
+  %seven = stablehlo.constant dense<7.0> : tensor<4608xf32>
+  %ks = stablehlo.remainder %kiota, %seven : tensor<4608xf32>
+  %k = stablehlo.reshape %ks : (tensor<4608xf32>) -> tensor<2x256x3x3xf32>
+  %r = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x256x4x4xf32>, tensor<2x256x3x3xf32>) -> tensor<1x2x4x4xf32>
+  check.expect_almost_eq_const %r, dense<[[[[6131.0, 9202.0, 9194.0, 6144.0], [9194.0, 13806.0, 13810.0, 9192.0], [9225.0, 13827.0, 13806.0, 9219.0], [6151.0, 9226.0, 9211.0, 6134.0]], [[6139.0, 9211.0, 9211.0, 6141.0], [9228.0, 13805.0, 13815.0, 9202.0], [9221.0, 13825.0, 13805.0, 9193.0], [6152.0, 9222.0, 9210.0, 6128.0]]]]> : tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+// NHWC with an HWIO kernel, two batches of 5x5x256, stride 2 and uneven padding (rows [0, 1],
+// columns [1, 0]): each offset's slice steps by the stride.
+// CHECK-LABEL: func.func @im2col_strided
+// CHECK-NOT: stablehlo.convolution
+// CHECK: stablehlo.pad {{.*}} low = [0, 0, 1, 0], high = [0, 1, 0, 0]
+// CHECK: stablehlo.slice {{.*}} [0:2, 0:3:2, 0:3:2, 0:256]
+// CHECK: stablehlo.slice {{.*}} [0:2, 2:5:2, 2:5:2, 0:256]
+// CHECK: stablehlo.concatenate {{.*}} -> tensor<2x2x2x2304xf32>
+// CHECK: stablehlo.dot_general {{.*}} -> tensor<8x2xf32>
+func.func @im2col_strided() {
+  %iota = stablehlo.iota dim = 0 : tensor<12800xf32>
+  %seven = stablehlo.constant dense<7.0> : tensor<12800xf32>
+  %xs = stablehlo.remainder %iota, %seven : tensor<12800xf32>
+  %x = stablehlo.reshape %xs : (tensor<12800xf32>) -> tensor<2x5x5x256xf32>
+  %kiota = stablehlo.iota dim = 0 : tensor<4608xf32>
+  %kseven = stablehlo.constant dense<7.0> : tensor<4608xf32>
+  %ks = stablehlo.remainder %kiota, %kseven : tensor<4608xf32>
+  %k = stablehlo.reshape %ks : (tensor<4608xf32>) -> tensor<3x3x256x2xf32>
+  %r = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2], pad = [[0, 1], [1, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x5x5x256xf32>, tensor<3x3x256x2xf32>) -> tensor<2x2x2x2xf32>
+  check.expect_almost_eq_const %r, dense<[[[[13310.0, 14343.0], [17677.0, 22295.0]], [[14840.0, 11786.0], [21485.0, 19969.0]]], [[[13292.0, 14828.0], [21485.0, 21485.0]], [[13310.0, 14343.0], [17677.0, 22295.0]]]]> : tensor<2x2x2x2xf32>
+  return
+}
+
+// -----
+
+// Narrow convolutions with overlapping windows, where IREE's own convolution is faster,
+// grouped convolutions, and wide ones with a larger output (29x29) stay convolutions.
+// CHECK-LABEL: func.func @kept(
+// CHECK-COUNT-2: stablehlo.convolution
 // CHECK-NOT: stablehlo.dot_general
-func.func @kept(%x: tensor<1x2x4x4xf32>, %k: tensor<2x2x2x2xf32>, %g: tensor<2x1x2x2xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>) {
-  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x3x3xf32>
-  %1 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x3x3xf32>
-  %2 = stablehlo.convolution(%x, %g) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x2x2xf32>
-  return %0, %1, %2 : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>
+// CHECK-LABEL: func.func @kept_large
+// CHECK: stablehlo.convolution
+// CHECK-NOT: stablehlo.dot_general
+func.func @kept(%x: tensor<1x2x6x6xf32>, %k: tensor<2x2x3x3xf32>, %y: tensor<1x2x4x4xf32>, %g: tensor<2x1x2x2xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x2x2xf32>) {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %1 = stablehlo.convolution(%y, %g) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %0, %1 : tensor<1x2x4x4xf32>, tensor<1x2x2x2xf32>
+}
+func.func @kept_large(%x: tensor<1x256x31x31xf32>, %k: tensor<2x256x3x3xf32>) -> tensor<1x2x29x29xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x256x31x31xf32>, tensor<2x256x3x3xf32>) -> tensor<1x2x29x29xf32>
+  return %0 : tensor<1x2x29x29xf32>
 }
 func.func @main() {
-  %x = stablehlo.constant dense<1.0> : tensor<1x2x4x4xf32>
-  %k = stablehlo.constant dense<1.0> : tensor<2x2x2x2xf32>
+  %x = stablehlo.constant dense<1.0> : tensor<1x2x6x6xf32>
+  %k = stablehlo.constant dense<1.0> : tensor<2x2x3x3xf32>
+  %y = stablehlo.constant dense<1.0> : tensor<1x2x4x4xf32>
   %g = stablehlo.constant dense<1.0> : tensor<2x1x2x2xf32>
-  %r:3 = func.call @kept(%x, %k, %g) : (tensor<1x2x4x4xf32>, tensor<2x2x2x2xf32>, tensor<2x1x2x2xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>)
-  check.expect_almost_eq_const %r#0, dense<8.0> : tensor<1x2x3x3xf32>
-  check.expect_almost_eq_const %r#2, dense<4.0> : tensor<1x2x2x2xf32>
+  %r:2 = func.call @kept(%x, %k, %y, %g) : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>, tensor<1x2x4x4xf32>, tensor<2x1x2x2xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x2x2xf32>)
+  check.expect_almost_eq_const %r#0, dense<18.0> : tensor<1x2x4x4xf32>
+  check.expect_almost_eq_const %r#1, dense<4.0> : tensor<1x2x2x2xf32>
   return
 }
