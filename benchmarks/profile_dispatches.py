@@ -120,7 +120,7 @@ def report(name: str, device: str, call_ms: float, groups: list[dict]) -> str:
     total = sum(g["per_run_ms"] for g in groups)
     lines = [
         f"{name}: {call_ms:.3f} ms a call on {device}; its dispatches take {total:.3f} ms "
-        "(on local-task, summed over the workers)",
+        "of it, each from its first workgroup's start to its last one's end",
         f"{'dispatch':<58}{'calls':>6}{'ms/run':>9}{'share':>7}{'GFLOP/s':>9}",
     ]
     by_kind: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
