@@ -11,6 +11,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-annotate-broadcasts": "annotate_broadcasts",
     "shlo-atan2-edge-cases": "atan2_edge_cases",
     "shlo-barrier-dequantized-operands": "barrier_dequantized_operands",
+    "shlo-channels-last": "channels_last",
     "shlo-check-support": "check_support",
     "shlo-empty-contractions": "empty_contractions",
     "shlo-f64-math-in-f32": "f64_math_in_f32",

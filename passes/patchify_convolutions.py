@@ -6,9 +6,12 @@ reshape and transpose of the input into patches times the kernel as a matrix.  I
 compiles such a convolution as a slow direct convolution, and as a matmul it is fast.  (IREE's
 `--iree-global-opt-use-im2col-for-convs` does the same for this one but slows 3x3
 convolutions down, so it is no default.)  A ResNet's 1x1 convolutions (stride 1, or 2 in its
-downsampling shortcuts: every other row and column, then a 1x1) are the same case.  IREE fuses
-their batch norm into the store in the next 3x3 convolution's padded layout, which it does not
-data-tile; the matmul fenced off from what follows (an optimization_barrier) is data-tiled.
+downsampling shortcuts: every other row and column, then a 1x1) are the same case.  A matmul
+whose result is transposed back to a channels-first output is fenced off from what follows
+(an optimization_barrier): IREE otherwise fuses that transpose, the batch norm and the next
+convolution's padding into its store, and a matmul writing that layout is one it does not
+data-tile.  A channels-last output (`shlo-channels-last` runs first in the IREE driver) needs no
+transpose and no fence, and each fence would split IREE's stream into one more command buffer.
 The measurements are in benchmarks/README.md.
 
 Only exact rewrites: static shapes, each spatial stride equal to its window or a window of 1,
@@ -30,7 +33,7 @@ import itertools
 import math
 from typing import Any
 
-from shlo.ir.edit import rewrite_each
+from shlo.ir.edit import rewrite_each, transpose
 from shlo.ir.elementwise import static_float, zeros
 from shlo.ir.stablehlo import ConvDimensionNumbers, DotDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
@@ -99,19 +102,6 @@ def _create(name: str, shape: list[int], element: Any, operands: list, **attribu
     ).results[0]
 
 
-def _transpose(value: Any, permutation: list[int]) -> Any:
-    if permutation == sorted(permutation):
-        return value
-    shape = ir.RankedTensorType(value.type).shape
-    return _create(
-        "stablehlo.transpose",
-        [shape[p] for p in permutation],
-        value.type.element_type,
-        [value],
-        permutation=ir.DenseI64ArrayAttr.get(permutation),
-    )
-
-
 def _reshape(value: Any, shape: list[int]) -> Any:
     return _create("stablehlo.reshape", shape, value.type.element_type, [value])
 
@@ -119,7 +109,7 @@ def _reshape(value: Any, shape: list[int]) -> Any:
 def _image(conv: Any) -> Any:
     """The input as [batch, spatial..., feature]."""
     numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
-    return _transpose(
+    return transpose(
         conv.operands[0],
         [
             numbers.input_batch_dimension,
@@ -154,7 +144,7 @@ def _patch_rows(conv: Any, window: list[int], strides: list[int]) -> tuple[Any, 
             strides=ir.DenseI64ArrayAttr.get([1, *steps, 1]),
         )
     split = [batch, *(d for n, k in zip(counts, window, strict=True) for d in (n, k)), features]
-    patches = _transpose(
+    patches = transpose(
         _reshape(image, split),
         [0, *(1 + 2 * i for i in range(rank)), *(2 + 2 * i for i in range(rank)), 2 * rank + 1],
     )
@@ -221,7 +211,7 @@ def _rewrite(conv: Any, window: list[int], rows: Any, counts: list[int]) -> None
     rank = len(window)
     batch = ir.RankedTensorType(conv.operands[0].type).shape[numbers.input_batch_dimension]
     # Kernel as [patch, out features], its patch order the same as the input's.
-    kernel = _transpose(
+    kernel = transpose(
         rhs,
         [
             *numbers.kernel_spatial_dimensions,
@@ -248,19 +238,19 @@ def _rewrite(conv: Any, window: list[int], rows: Any, counts: list[int]) -> None
         [rows, matrix],
         **attributes,
     )
-    # Fenced, so IREE compiles the dot_general as a plain matmul: it otherwise fuses the result's
-    # transposes, batch norm and the next convolution's padding into the store, and a matmul
-    # writing that layout is one it does not data-tile.
-    fenced = ir.Operation.create(
-        "stablehlo.optimization_barrier", results=[product.type], operands=[product]
-    ).results[0]
-    grid = _reshape(fenced, [batch, *counts, out_features])
     order = [0] * (rank + 2)
     order[numbers.output_batch_dimension] = 0
     order[numbers.output_feature_dimension] = rank + 1
     for i, dim in enumerate(numbers.output_spatial_dimensions):
         order[dim] = 1 + i
-    result = _transpose(grid, order)
+    if order != sorted(order):
+        # Fenced, so IREE compiles the dot_general as a plain matmul: it otherwise fuses the
+        # transpose to the convolution's layout (and what follows it) into the store, and a
+        # matmul writing that layout is one it does not data-tile.
+        product = ir.Operation.create(
+            "stablehlo.optimization_barrier", results=[product.type], operands=[product]
+        ).results[0]
+    result = transpose(_reshape(product, [batch, *counts, out_features]), order)
     conv.results[0].replace_all_uses_with(result)
     conv.erase()
 

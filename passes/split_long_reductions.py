@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir.edit import create, ops_in, rewrite_each
+from shlo.ir.edit import create, ops_in, rewrite_each, transpose
 from shlo.ir.elementwise import zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
 from shlo.passes.op_stats import contraction_depth
@@ -51,20 +51,11 @@ def _tensor(shape: list[int], like: Any) -> Any:
     return ir.RankedTensorType.get(shape, ir.RankedTensorType(like.type).element_type)
 
 
-def _transpose(x: Any, order: list[int]) -> Any:
-    """`x` with its dimensions in `order` (`x` itself when that is their order already)."""
-    if order == sorted(order):
-        return x
-    shape = ir.RankedTensorType(x.type).shape
-    attributes = {"permutation": ir.DenseI64ArrayAttr.get(order)}
-    return create("stablehlo.transpose", _tensor([shape[d] for d in order], x), [x], attributes)
-
-
 def _flattened(x: Any, lead: list[int], reduced: list[int]) -> Any:
     """`x` as [lead dims..., other dims..., the elements of the `reduced` dims]."""
     shape = ir.RankedTensorType(x.type).shape
     other = [d for d in range(len(shape)) if d not in lead and d not in reduced]
-    x = _transpose(x, [*lead, *other, *reduced])
+    x = transpose(x, [*lead, *other, *reduced])
     kept = [shape[d] for d in (*lead, *other)]
     length = math.prod(shape[d] for d in reduced)
     return create("stablehlo.reshape", _tensor([*kept, length], x), [x])
@@ -83,7 +74,7 @@ def _chunked(x: Any, lead: int, pad: Any) -> Any:
         x = create("stablehlo.pad", _tensor([*shape[:-1], chunks * CHUNK], x), [x, pad], padding)
     x = create("stablehlo.reshape", _tensor([*shape[:-1], chunks, CHUNK], x), [x])
     rank = len(shape) + 1
-    return _transpose(x, [*range(lead), rank - 2, *range(lead, rank - 2), rank - 1])
+    return transpose(x, [*range(lead), rank - 2, *range(lead, rank - 2), rank - 1])
 
 
 def _reduce_last(x: Any, init: Any, body: str) -> Any:
@@ -159,7 +150,7 @@ def _split_dot(dot: Any) -> None:
         operands,
         {"dot_dimension_numbers": numbers},
     )
-    partial = _transpose(partial, [*range(batch), *range(batch + 1, len(shape)), batch])
+    partial = transpose(partial, [*range(batch), *range(batch + 1, len(shape)), batch])
     dot.results[0].replace_all_uses_with(
         _reduce_last(partial, zeros(_tensor([], dot.results[0])), "stablehlo.add")
     )

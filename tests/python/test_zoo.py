@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from shlo.api import CompiledModel, compile_module, compile_torch, flatten
-from shlo.backend.targets import target_for_device
+from shlo.backend.prepare import prepare
+from shlo.backend.targets import Target, target_for_device
 from shlo.frontend.torch_import import Imported, import_model
 from shlo.runtime.loaded import LoadedModule
 from shlo.runtime.numerics import assert_close
@@ -45,6 +46,16 @@ def test_model_matches_eager(name: str, device: str) -> None:
     _, inputs, expected = imported(name)
     actual = compiled(name, device)(*inputs)
     assert_close(actual, expected)
+
+
+def test_a_resnet_block_runs_channels_last_without_barriers() -> None:
+    """Its convolutions become matmuls over channels-last rows with nothing in between to fence
+    off: the only transpose to channels-first left is the result's."""
+    module, _, _ = imported("bottleneck_wide")
+    prepared = str(prepare(module.module, Target.LLVM_CPU)[0])
+    assert "stablehlo.convolution" not in prepared
+    assert "optimization_barrier" not in prepared
+    assert prepared.count("dims = [0, 3, 1, 2]") == 1
 
 
 def test_outputs_keep_the_models_structure() -> None:

@@ -19,7 +19,8 @@ from shlo.pipeline.run import run_pipeline
 # own `stablehlo.rng` repeats one sequence; atan2 of two zeros or two infinities, which
 # IREE's approximation makes NaN; power of a negative or zero base, which IREE computes as if
 # it were positive; arguments returned beside an in-place update of them,
-# which IREE returned updated); modules with dynamic shapes first get torch-mlir's shape
+# which IREE returned updated; convolutions in channels-last layout, so that their matmuls need
+# no transposes and no fences around them); modules with dynamic shapes first get torch-mlir's shape
 # computations in StableHLO, then the broadcast dims they prove cannot expand, which IREE needs
 # to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes grouped convolutions
 # wrong, so there they are split per group; it also narrows i64 to i32, which it cannot do to
@@ -31,6 +32,7 @@ from shlo.pipeline.run import run_pipeline
 IREE_PREPARE = (
     "shlo-empty-contractions",
     "shlo-narrow-sort-indices",
+    "shlo-channels-last",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",
     "shlo-hashed-rng",

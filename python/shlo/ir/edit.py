@@ -32,6 +32,23 @@ def create(name: str, result: Any, operands: Iterable[Any], attributes: dict | N
     ).results[0]
 
 
+def producer(value: Any) -> Any:
+    """The op that defines `value`; None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def transpose(value: Any, permutation: list[int]) -> Any:
+    """`value` transposed at the current insertion point and location (dimension i of the
+    result is dimension `permutation[i]` of `value`); `value` itself for the identity."""
+    if permutation == sorted(permutation):
+        return value
+    kind = ir.RankedTensorType(value.type)
+    result = ir.RankedTensorType.get([kind.shape[d] for d in permutation], kind.element_type)
+    attributes = {"permutation": ir.DenseI64ArrayAttr.get(permutation)}
+    return create("stablehlo.transpose", result, [value], attributes)
+
+
 def rewrite_each(module: Any, name: str, rewrite: Callable[[Any], None]) -> None:
     """Call `rewrite(op)` on each `name` op of `module`, with new ops going in before it and
     taking its location (the shape of most rewrite passes here)."""

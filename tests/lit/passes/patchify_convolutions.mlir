@@ -1,6 +1,7 @@
 // shlo-patchify-convolutions rewrites a convolution whose windows do not overlap (a vision
 // transformer's patch embedding, a ResNet's strided 1x1) as reshapes, transposes and one
-// dot_general behind an optimization_barrier, a wide one (256 input features or more) with
+// dot_general (behind an optimization_barrier when its result is transposed to a channels-first
+// output, not for a channels-last one), a wide one (256 input features or more) with
 // overlapping windows and an output of at most 28x28 (a ResNet's later 3x3s) by im2col, and
 // leaves the others alone.  The interpreter checks the same values before and after.
 // RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions | filecheck %s
@@ -32,6 +33,8 @@ func.func @nchw_ragged() {
 // CHECK-LABEL: func.func @nhwc
 // CHECK-NOT: stablehlo.convolution
 // CHECK: stablehlo.dot_general {{.*}} -> tensor<4x2xf32>
+// CHECK-NOT: stablehlo.optimization_barrier
+// CHECK-LABEL: func.func @strided_pointwise
 func.func @nhwc() {
   %iota = stablehlo.iota dim = 0 : tensor<72xf32>
   %x = stablehlo.reshape %iota : (tensor<72xf32>) -> tensor<2x6x2x3xf32>
@@ -47,7 +50,6 @@ func.func @nhwc() {
 
 // A 1x1 convolution with stride 2 (a ResNet's downsampling shortcut) on a 5x5 image reads rows
 // and columns 0, 2 and 4: a strided slice, then a matmul over the two input features.
-// CHECK-LABEL: func.func @strided_pointwise
 // CHECK-NOT: stablehlo.convolution
 // CHECK: stablehlo.slice {{.*}} [0:1, 0:5:2, 0:5:2, 0:2]
 // CHECK: stablehlo.dot_general {{.*}} -> tensor<9x1xf32>
@@ -99,6 +101,8 @@ func.func @im2col_padded() {
 // CHECK: stablehlo.slice {{.*}} [0:2, 2:5:2, 2:5:2, 0:256]
 // CHECK: stablehlo.concatenate {{.*}} -> tensor<2x2x2x2304xf32>
 // CHECK: stablehlo.dot_general {{.*}} -> tensor<8x2xf32>
+// CHECK-NOT: stablehlo.optimization_barrier
+// CHECK-LABEL: func.func @kept(
 func.func @im2col_strided() {
   %iota = stablehlo.iota dim = 0 : tensor<12800xf32>
   %seven = stablehlo.constant dense<7.0> : tensor<12800xf32>
@@ -117,7 +121,6 @@ func.func @im2col_strided() {
 
 // Narrow convolutions with overlapping windows, where IREE's own convolution is faster,
 // grouped convolutions, and wide ones with a larger output (29x29) stay convolutions.
-// CHECK-LABEL: func.func @kept(
 // CHECK-COUNT-2: stablehlo.convolution
 // CHECK-NOT: stablehlo.dot_general
 // CHECK-LABEL: func.func @kept_large

@@ -1,0 +1,277 @@
+"""`shlo-channels-last`: convolutions in channels-last layout, the transposes moved out of the way.
+
+PyTorch models arrive in channels-first layout (NCHW).  `shlo-patchify-convolutions` computes
+their convolutions as matmuls over rows of channels, so each one is framed by a transpose to
+channels-last and one back; IREE then fuses the transpose back, the batch norm and the next
+convolution's padding into the matmul's store, and a matmul writing that layout is one it does
+not data-tile.  Here every convolution is given a channels-last output followed by one
+transpose back, and each such transpose is moved below the ops that do not care about layout
+(elementwise ops, whose broadcast and splat operands are re-broadcast to the new layout,
+pooling windows and reductions, whose attributes are permuted, and convolutions, whose
+dimension numbers absorb it) until it meets its inverse and both vanish, or reaches a result.
+The model then runs channels-last from its first convolution to its results, as a vision
+model in eager PyTorch does with `channels_last` memory format.
+
+Only transposes from channels-last to channels-first move (for rank 3 that is also a
+transformer's swap of its last two dimensions), an op moves them only when every operand
+allows it, and a module without convolutions is left as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from shlo.ir.edit import create, ops_in, producer, transpose
+from shlo.ir.stablehlo import ConvDimensionNumbers, ir
+from shlo.pipeline.python_pass import register_pass
+
+ELEMENTWISE = frozenset(
+    f"stablehlo.{name}"
+    for name in (
+        "abs add and atan2 cbrt ceil clamp compare convert cosine divide exponential "
+        "exponential_minus_one floor is_finite log log_plus_one logistic maximum minimum "
+        "multiply negate not or power remainder round_nearest_afz round_nearest_even rsqrt "
+        "select sign sine sqrt subtract tan tanh xor"
+    ).split()
+)
+
+
+_DIMENSION_NUMBERS = tuple(
+    f"{side}_{part}"
+    for side, parts in (
+        ("input", ("batch_dimension", "feature_dimension", "spatial_dimensions")),
+        ("kernel", ("input_feature_dimension", "output_feature_dimension", "spatial_dimensions")),
+        ("output", ("batch_dimension", "feature_dimension", "spatial_dimensions")),
+    )
+    for part in parts
+)
+
+
+_DISPOSABLE = frozenset(("stablehlo.transpose", "stablehlo.broadcast_in_dim", "stablehlo.constant"))
+
+
+def channels_first(rank: int) -> list[int]:
+    """The permutation a transpose from channels-last to channels-first layout has."""
+    return [0, rank - 1, *range(1, rank - 1)]
+
+
+def _permutation(op: Any) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
+
+def _shape(value: Any) -> list[int]:
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def _with_shape(value: Any, shape: list[int]) -> Any:
+    return ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
+
+
+def _renumber(conv: Any, **changes: Any) -> None:
+    """Set some of the convolution's dimension numbers, keeping the others."""
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    fields = {name: getattr(numbers, name) for name in _DIMENSION_NUMBERS}
+    fields = {name: v if isinstance(v, int) else list(v) for name, v in fields.items()}
+    conv.attributes["dimension_numbers"] = ConvDimensionNumbers.get(**(fields | changes))
+
+
+def _layout_transpose(value: Any) -> list[int] | None:
+    """The permutation of the channels-last to channels-first transpose `value` comes from."""
+    op = producer(value)
+    if op is None or op.name != "stablehlo.transpose":
+        return None
+    permutation = _permutation(op)
+    return permutation if permutation == channels_first(len(permutation)) else None
+
+
+def _channels_last_output(conv: Any) -> None:
+    """Give `conv` a channels-last result and transpose that back to the layout it had."""
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    spatial = list(numbers.output_spatial_dimensions)
+    rank = len(spatial) + 2
+    if [numbers.output_batch_dimension, *spatial, numbers.output_feature_dimension] == list(
+        range(rank)
+    ):
+        return
+    shape = _shape(conv.result)
+    order = [numbers.output_batch_dimension, *spatial, numbers.output_feature_dimension]
+    _renumber(
+        conv,
+        output_batch_dimension=0,
+        output_feature_dimension=rank - 1,
+        output_spatial_dimensions=list(range(1, rank - 1)),
+    )
+    conv.result.set_type(_with_shape(conv.result, [shape[d] for d in order]))
+    with ir.InsertionPoint.after(conv):
+        back = transpose(conv.result, [order.index(d) for d in range(rank)])
+    conv.result.replace_all_uses_except(back, producer(back))
+
+
+def _absorb_into_convolution(conv: Any) -> bool:
+    """Fold a layout transpose of the convolution's input into its dimension numbers."""
+    permutation = _layout_transpose(conv.operands[0])
+    if permutation is None:
+        return False
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    _renumber(
+        conv,
+        input_batch_dimension=permutation[numbers.input_batch_dimension],
+        input_feature_dimension=permutation[numbers.input_feature_dimension],
+        input_spatial_dimensions=[permutation[d] for d in numbers.input_spatial_dimensions],
+    )
+    moved = producer(conv.operands[0])
+    conv.operands[0] = moved.operands[0]
+    if not list(moved.result.uses):
+        _erase(moved)
+    return True
+
+
+def _movable(value: Any, permutation: list[int]) -> bool:
+    """Whether `value`, an operand of an elementwise op, can be had in the layout before a
+    `permutation` transpose without a transpose of its own."""
+    op = producer(value)
+    name = "" if op is None else op.name
+    if name == "stablehlo.constant":
+        return ir.DenseElementsAttr(op.attributes["value"]).is_splat
+    return name == "stablehlo.broadcast_in_dim" or _layout_transpose(value) == permutation
+
+
+def _untransposed(value: Any, permutation: list[int], shape: list[int]) -> Any:
+    """`value` (`_movable`) in the layout before the `permutation` transpose, of `shape`."""
+    op = producer(value)
+    name = op.name
+    if name == "stablehlo.transpose":
+        return op.operands[0]
+    kind = _with_shape(value, shape)
+    if name == "stablehlo.constant":
+        splat = ir.DenseElementsAttr(op.attributes["value"]).get_splat_value()
+        return create(name, kind, [], {"value": ir.DenseElementsAttr.get_splat(kind, splat)})
+    dims = ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"])
+    moved = ir.DenseI64ArrayAttr.get([permutation[d] for d in dims])
+    return create(name, kind, [op.operands[0]], {"broadcast_dimensions": moved})
+
+
+def _sink_through_elementwise(op: Any) -> bool:
+    """op(transpose(a), transpose(b), broadcast(c)) as transpose(op(a, b, broadcast'(c)))."""
+    moving = [_layout_transpose(value) for value in op.operands]
+    permutation = next((p for p in moving if p is not None), None)
+    shapes = [_shape(value) for value in op.operands]
+    if (
+        permutation is None
+        or len(op.results) != 1
+        or shapes.count(_shape(op.result)) != len(shapes)
+        or not all(_movable(value, permutation) for value in op.operands)
+    ):
+        return False
+    shape = _shape(producer(op.operands[moving.index(permutation)]).operands[0])
+    with ir.InsertionPoint(op), op.location:
+        operands = [_untransposed(value, permutation, shape) for value in op.operands]
+        attributes = {named.name: named.attr for named in op.attributes}
+        moved = create(op.operation.name, _with_shape(op.result, shape), operands, attributes)
+        op.result.replace_all_uses_with(transpose(moved, permutation))
+    _erase(op)
+    return True
+
+
+def _sink_through_window(op: Any) -> bool:
+    """reduce_window(transpose(x)) as transpose(reduce_window(x)), its attributes permuted."""
+    permutation = _layout_transpose(op.operands[0]) if len(op.results) == 1 else None
+    if permutation is None:
+        return False
+    inverse = [permutation.index(d) for d in range(len(permutation))]
+    source = producer(op.operands[0]).operands[0]
+    with ir.InsertionPoint(op), op.location:
+        moved = op.operation.clone()
+        moved.operands[0] = source
+        for name in ("window_dimensions", "window_strides", "base_dilations", "window_dilations"):
+            if name in moved.attributes:
+                values = list(ir.DenseI64ArrayAttr(moved.attributes[name]))
+                moved.attributes[name] = ir.DenseI64ArrayAttr.get([values[i] for i in inverse])
+        if "padding" in moved.attributes:
+            pads = ir.DenseIntElementsAttr(moved.attributes["padding"])
+            rows = [[pads[2 * i], pads[2 * i + 1]] for i in inverse]
+            moved.attributes["padding"] = ir.DenseIntElementsAttr.get(
+                np.array(rows, dtype=np.int64)
+            )
+        shape = _shape(op.result)
+        moved.result.set_type(_with_shape(op.result, [shape[i] for i in inverse]))
+        op.result.replace_all_uses_with(transpose(moved.result, permutation))
+    _erase(op)
+    return True
+
+
+def _sink_through_reduce(op: Any) -> bool:
+    """reduce(transpose(x)) as reduce(x) over the same dimensions of x, the kept ones in
+    their order in x, then transposed back when that order differs."""
+    if len(op.results) != 1:
+        return False
+    permutation = _layout_transpose(op.operands[0])
+    if permutation is None:
+        return False
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+    kept = [permutation[d] for d in range(len(permutation)) if d not in dims]
+    with ir.InsertionPoint(op), op.location:
+        moved = op.operation.clone()
+        moved.operands[0] = producer(op.operands[0]).operands[0]
+        moved.attributes["dimensions"] = ir.DenseI64ArrayAttr.get(
+            sorted(permutation[d] for d in dims)
+        )
+        order = sorted(kept)
+        shape = _shape(op.result)
+        moved.result.set_type(_with_shape(op.result, [shape[kept.index(d)] for d in order]))
+        op.result.replace_all_uses_with(transpose(moved.result, [order.index(d) for d in kept]))
+    _erase(op)
+    return True
+
+
+def _cancel(op: Any) -> bool:
+    """transpose(transpose(x)) as one transpose, or as x when they are inverses."""
+    inner = producer(op.operands[0])
+    if inner is None or inner.name != "stablehlo.transpose":
+        return False
+    first, second = _permutation(inner), _permutation(op)
+    with ir.InsertionPoint(op), op.location:
+        combined = transpose(inner.operands[0], [first[i] for i in second])
+    op.result.replace_all_uses_with(combined)
+    _erase(op)
+    return True
+
+
+def _erase(op: Any) -> None:
+    """Erase `op`, and the transposes, broadcasts and constants it alone used."""
+    feeding = {producer(value) for value in op.operands} - {None}
+    op.operation.erase()
+    for source in feeding:
+        if source.name in _DISPOSABLE and not list(source.result.uses):
+            _erase(source)
+
+
+def _step(op: Any) -> bool:
+    name = op.operation.name
+    if name == "stablehlo.convolution":
+        return _absorb_into_convolution(op)
+    if name == "stablehlo.transpose":
+        return _cancel(op)
+    if name == "stablehlo.reduce_window":
+        return _sink_through_window(op)
+    if name == "stablehlo.reduce":
+        return _sink_through_reduce(op)
+    return name in ELEMENTWISE and _sink_through_elementwise(op)
+
+
+@register_pass("shlo-channels-last")
+def channels_last(module: Any, options: None) -> None:
+    """Give each convolution a channels-last result and move the transposes back to the
+    model's layout below every op that allows it, cancelling them against their inverses."""
+    with module.context:
+        convolutions = ops_in(module, "stablehlo.convolution")
+        for conv in convolutions:
+            with conv.location:
+                _channels_last_output(conv)
+        changed = bool(convolutions)
+        while changed:
+            changed = False
+            for op in ops_in(module):
+                changed = _step(op) or changed
