@@ -88,6 +88,8 @@ def _layout_transpose(value: Any) -> list[int] | None:
 
 def _channels_last_output(conv: Any) -> None:
     """Give `conv` a channels-last result and transpose that back to the layout it had."""
+    if not isinstance(conv.result.type, ir.RankedTensorType):
+        return
     numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
     spatial = list(numbers.output_spatial_dimensions)
     rank = len(spatial) + 2
@@ -157,13 +159,14 @@ def _sink_through_elementwise(op: Any) -> bool:
     """op(transpose(a), transpose(b), broadcast(c)) as transpose(op(a, b, broadcast'(c)))."""
     moving = [_layout_transpose(value) for value in op.operands]
     permutation = next((p for p in moving if p is not None), None)
-    shapes = [_shape(value) for value in op.operands]
     if (
         permutation is None
         or len(op.results) != 1
-        or shapes.count(_shape(op.result)) != len(shapes)
         or not all(_movable(value, permutation) for value in op.operands)
     ):
+        return False
+    shapes = [_shape(value) for value in op.operands]  # ranked: transposes, broadcasts, splats
+    if shapes.count(_shape(op.result)) != len(shapes):
         return False
     shape = _shape(producer(op.operands[moving.index(permutation)]).operands[0])
     with ir.InsertionPoint(op), op.location:
