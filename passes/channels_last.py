@@ -6,11 +6,11 @@ channels-last and one back; IREE then fuses the transpose back, the batch norm a
 convolution's padding into the matmul's store, and a matmul writing that layout is one it does
 not data-tile.  Here every convolution is given a channels-last output followed by one
 transpose back, and each such transpose is moved below the ops that do not care about layout
-(elementwise ops, whose broadcast and splat operands are re-broadcast to the new layout,
-pooling windows and reductions, whose attributes are permuted, and convolutions, whose
-dimension numbers absorb it) until it meets its inverse and both vanish, or reaches a result.
-The model then runs channels-last from its first convolution to its results, as a vision
-model in eager PyTorch does with `channels_last` memory format.
+(elementwise ops, whose broadcast and splat operands are re-broadcast to the new layout;
+pooling windows, reductions, pads, slices and concatenations, whose attributes are permuted;
+convolutions, whose dimension numbers absorb it) until it meets its inverse and both vanish,
+or reaches a result.  The model then runs channels-last from its first convolution to its
+results, as a vision model in eager PyTorch does with `channels_last` memory format.
 
 Only transposes from channels-last to channels-first move (for rank 3 that is also a
 transformer's swap of its last two dimensions), an op moves them only when every operand
@@ -49,6 +49,19 @@ _DIMENSION_NUMBERS = tuple(
 )
 
 
+# The per-dimension attributes of reduce_window, pad and slice.
+_PER_DIMENSION = (
+    "window_dimensions",
+    "window_strides",
+    "base_dilations",
+    "window_dilations",
+    "edge_padding_low",
+    "edge_padding_high",
+    "interior_padding",
+    "start_indices",
+    "limit_indices",
+    "strides",
+)
 _DISPOSABLE = frozenset(("stablehlo.transpose", "stablehlo.broadcast_in_dim", "stablehlo.constant"))
 
 
@@ -178,21 +191,21 @@ def _sink_through_elementwise(op: Any) -> bool:
     return True
 
 
-def _sink_through_window(op: Any) -> bool:
-    """reduce_window(transpose(x)) as transpose(reduce_window(x)), its attributes permuted."""
+def _sink_through_windows(op: Any) -> bool:
+    """op(transpose(x)) as transpose(op(x)) for `reduce_window`, `pad` and `slice`, whose
+    per-dimension attributes are permuted (their other operands are scalars)."""
     permutation = _layout_transpose(op.operands[0]) if len(op.results) == 1 else None
     if permutation is None:
         return False
     inverse = [permutation.index(d) for d in range(len(permutation))]
-    source = producer(op.operands[0]).operands[0]
     with ir.InsertionPoint(op), op.location:
         moved = op.operation.clone()
-        moved.operands[0] = source
-        for name in ("window_dimensions", "window_strides", "base_dilations", "window_dilations"):
+        moved.operands[0] = producer(op.operands[0]).operands[0]
+        for name in _PER_DIMENSION:
             if name in moved.attributes:
                 values = list(ir.DenseI64ArrayAttr(moved.attributes[name]))
                 moved.attributes[name] = ir.DenseI64ArrayAttr.get([values[i] for i in inverse])
-        if "padding" in moved.attributes:
+        if "padding" in moved.attributes:  # reduce_window's, low and high per dimension
             pads = ir.DenseIntElementsAttr(moved.attributes["padding"])
             rows = [[pads[2 * i], pads[2 * i + 1]] for i in inverse]
             moved.attributes["padding"] = ir.DenseIntElementsAttr.get(
@@ -201,6 +214,32 @@ def _sink_through_window(op: Any) -> bool:
         shape = _shape(op.result)
         moved.result.set_type(_with_shape(op.result, [shape[i] for i in inverse]))
         op.result.replace_all_uses_with(transpose(moved.result, permutation))
+    _erase(op)
+    return True
+
+
+def _sink_through_concatenate(op: Any) -> bool:
+    """concatenate(transpose(a), transpose(b)) as transpose(concatenate(a, b)), joined along
+    the same dimension of a and b."""
+    moving = [_layout_transpose(value) for value in op.operands]
+    permutation = moving[0]
+    if permutation is None or moving.count(permutation) != len(moving):
+        return False
+    dimension = ir.IntegerAttr(op.attributes["dimension"]).value
+    inverse = [permutation.index(d) for d in range(len(permutation))]
+    shape = _shape(op.result)
+    with ir.InsertionPoint(op), op.location:
+        joined = create(
+            "stablehlo.concatenate",
+            _with_shape(op.result, [shape[i] for i in inverse]),
+            [producer(value).operands[0] for value in op.operands],
+            {
+                "dimension": ir.IntegerAttr.get(
+                    ir.IntegerType.get_signless(64), permutation[dimension]
+                )
+            },
+        )
+        op.result.replace_all_uses_with(transpose(joined, permutation))
     _erase(op)
     return True
 
@@ -257,8 +296,10 @@ def _step(op: Any) -> bool:
         return _absorb_into_convolution(op)
     if name == "stablehlo.transpose":
         return _cancel(op)
-    if name == "stablehlo.reduce_window":
-        return _sink_through_window(op)
+    if name in ("stablehlo.reduce_window", "stablehlo.pad", "stablehlo.slice"):
+        return _sink_through_windows(op)
+    if name == "stablehlo.concatenate":
+        return _sink_through_concatenate(op)
     if name == "stablehlo.reduce":
         return _sink_through_reduce(op)
     return name in ELEMENTWISE and _sink_through_elementwise(op)

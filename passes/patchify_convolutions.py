@@ -10,8 +10,9 @@ downsampling shortcuts: every other row and column, then a 1x1) are the same cas
 whose result is transposed back to a channels-first output is fenced off from what follows
 (an optimization_barrier): IREE otherwise fuses that transpose, the batch norm and the next
 convolution's padding into its store, and a matmul writing that layout is one it does not
-data-tile.  A channels-last output (`shlo-channels-last` runs first in the IREE driver) needs no
-transpose and no fence, and each fence would split IREE's stream into one more command buffer.
+data-tile; so is one whose result goes on through a transpose.  A channels-last output
+(`shlo-channels-last` runs first in the IREE driver) that no transpose follows needs no fence,
+and each fence would split IREE's stream into one more command buffer.
 The measurements are in benchmarks/README.md.
 
 Only exact rewrites: static shapes, each spatial stride equal to its window or a window of 1,
@@ -243,10 +244,12 @@ def _rewrite(conv: Any, window: list[int], rows: Any, counts: list[int]) -> None
     order[numbers.output_feature_dimension] = rank + 1
     for i, dim in enumerate(numbers.output_spatial_dimensions):
         order[dim] = 1 + i
-    if order != sorted(order):
+    transposed = any(use.owner.operation.name == "stablehlo.transpose" for use in conv.result.uses)
+    if order != sorted(order) or transposed:
         # Fenced, so IREE compiles the dot_general as a plain matmul: it otherwise fuses the
-        # transpose to the convolution's layout (and what follows it) into the store, and a
-        # matmul writing that layout is one it does not data-tile.
+        # transpose to the convolution's layout, or one its result goes through (and what
+        # follows it), into the store, and a matmul writing that layout is one it does not
+        # data-tile.
         product = ir.Operation.create(
             "stablehlo.optimization_barrier", results=[product.type], operands=[product]
         ).results[0]

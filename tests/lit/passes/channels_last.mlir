@@ -113,3 +113,39 @@ func.func @main() {
   check.expect_almost_eq_const %row, dense<[[[[0.0, 3.0, 6.0, 9.0]], [[1.0, 0.0, -1.0, -2.0]]]]> : tensor<1x2x1x4xf32>
   return
 }
+
+// -----
+
+// Concatenations along the features, pads and slices move the transposes on too.
+// CHECK-LABEL: func.func @joined
+// CHECK: stablehlo.concatenate {{.*}}, dim = 3 : (tensor<1x4x4x2xf32>, tensor<1x4x4x1xf32>) -> tensor<1x4x4x3xf32>
+// CHECK: stablehlo.pad {{.*}}, low = [0, 1, 0, 0], high = [0, 0, 1, 0], interior = [0, 0, 0, 0] : (tensor<1x4x4x3xf32>, tensor<f32>) -> tensor<1x5x5x3xf32>
+// CHECK: stablehlo.slice {{.*}} [0:1, 1:5:2, 0:5:2, 0:3] : (tensor<1x5x5x3xf32>) -> tensor<1x2x3x3xf32>
+// CHECK: %[[BACK:.*]] = stablehlo.transpose {{.*}}, dims = [0, 3, 1, 2] : (tensor<1x2x3x3xf32>) -> tensor<1x3x2x3xf32>
+// CHECK-NEXT: return %[[BACK]]
+func.func @joined(%x: tensor<1x2x4x4xf32>, %ka: tensor<2x2x1x1xf32>, %kb: tensor<1x2x3x3xf32>) -> tensor<1x3x2x3xf32> {
+  %a = stablehlo.convolution(%x, %ka) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %b = stablehlo.convolution(%x, %kb) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<1x2x3x3xf32>) -> tensor<1x1x4x4xf32>
+  %c = stablehlo.concatenate %a, %b, dim = 1 : (tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %p = stablehlo.pad %c, %zero, low = [0, 0, 1, 0], high = [0, 0, 0, 1], interior = [0, 0, 0, 0] : (tensor<1x3x4x4xf32>, tensor<f32>) -> tensor<1x3x5x5xf32>
+  %s = stablehlo.slice %p [0:1, 0:3, 1:5:2, 0:5:2] : (tensor<1x3x5x5xf32>) -> tensor<1x3x2x3xf32>
+  return %s : tensor<1x3x2x3xf32>
+}
+
+func.func @main() {
+  %i = stablehlo.iota dim = 0 : tensor<32xf32>
+  %five = stablehlo.constant dense<5.0> : tensor<32xf32>
+  %xs = stablehlo.remainder %i, %five : tensor<32xf32>
+  %x = stablehlo.reshape %xs : (tensor<32xf32>) -> tensor<1x2x4x4xf32>
+  %ka = stablehlo.constant dense<[[[[1.0]], [[2.0]]], [[[0.0]], [[-1.0]]]]> : tensor<2x2x1x1xf32>
+  %j = stablehlo.iota dim = 0 : tensor<18xf32>
+  %three = stablehlo.constant dense<3.0> : tensor<18xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<18xf32>
+  %jm = stablehlo.remainder %j, %three : tensor<18xf32>
+  %js = stablehlo.subtract %jm, %one : tensor<18xf32>
+  %kb = stablehlo.reshape %js : (tensor<18xf32>) -> tensor<1x2x3x3xf32>
+  %r = func.call @joined(%x, %ka, %kb) : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<1x2x3x3xf32>) -> tensor<1x3x2x3xf32>
+  check.expect_almost_eq_const %r, dense<[[[[2.0, 8.0, 0.0], [11.0, 2.0, 0.0]], [[-1.0, -3.0, 0.0], [-4.0, -1.0, 0.0]], [[4.0, 8.0, 0.0], [12.0, -3.0, 0.0]]]]> : tensor<1x3x2x3xf32>
+  return
+}

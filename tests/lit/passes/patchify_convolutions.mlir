@@ -34,7 +34,6 @@ func.func @nchw_ragged() {
 // CHECK-NOT: stablehlo.convolution
 // CHECK: stablehlo.dot_general {{.*}} -> tensor<4x2xf32>
 // CHECK-NOT: stablehlo.optimization_barrier
-// CHECK-LABEL: func.func @strided_pointwise
 func.func @nhwc() {
   %iota = stablehlo.iota dim = 0 : tensor<72xf32>
   %x = stablehlo.reshape %iota : (tensor<72xf32>) -> tensor<2x6x2x3xf32>
@@ -43,6 +42,24 @@ func.func @nhwc() {
   %k = stablehlo.concatenate %one, %two, dim = 3 : (tensor<3x2x3x1xf32>, tensor<3x2x3x1xf32>) -> tensor<3x2x3x2xf32>
   %r = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [3, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x6x2x3xf32>, tensor<3x2x3x2xf32>) -> tensor<2x2x1x2xf32>
   check.expect_almost_eq_const %r, dense<[[[[153.0, 306.0]], [[477.0, 954.0]]], [[[801.0, 1602.0]], [[1125.0, 2250.0]]]]> : tensor<2x2x1x2xf32>
+  %t = func.call @nhwc_transposed(%x, %k) : (tensor<2x6x2x3xf32>, tensor<3x2x3x2xf32>) -> tensor<2x2x2x1xf32>
+  check.expect_almost_eq_const %t, dense<[[[[153.0], [477.0]], [[306.0], [954.0]]], [[[801.0], [1125.0]], [[1602.0], [2250.0]]]]> : tensor<2x2x2x1xf32>
+  return
+}
+
+// The same whose channels-last result goes on through a transpose: fenced.
+// CHECK-LABEL: func.func @nhwc_transposed
+// CHECK: %[[DOT:.*]] = stablehlo.dot_general {{.*}} -> tensor<4x2xf32>
+// CHECK: stablehlo.optimization_barrier %[[DOT]]
+// CHECK-LABEL: func.func @strided_pointwise
+func.func @nhwc_transposed(%x: tensor<2x6x2x3xf32>, %k: tensor<3x2x3x2xf32>) -> tensor<2x2x2x1xf32> {
+  %r = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [3, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x6x2x3xf32>, tensor<3x2x3x2xf32>) -> tensor<2x2x1x2xf32>
+  %t = stablehlo.transpose %r, dims = [0, 3, 1, 2] : (tensor<2x2x1x2xf32>) -> tensor<2x2x2x1xf32>
+  return %t : tensor<2x2x2x1xf32>
+}
+
+func.func @main() {
+  func.call @nhwc() : () -> ()
   return
 }
 
