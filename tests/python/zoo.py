@@ -62,6 +62,27 @@ class Bottleneck(nn.Module):
         return F.relu(self.expand(self.conv(self.reduce(x))) + self.shortcut(x))
 
 
+class UNetBlock(nn.Module):
+    """A U-Net step down and up: convolution, batch norm, a strided convolution, a transposed
+    convolution and nearest upsampling joined to the skip connection, a 1x1, then an `F.pad`,
+    a strided slice and a mean: the ops `shlo-channels-last` moves transposes through, and the
+    upsampling where they stop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())
+        self.down = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.up = nn.ConvTranspose2d(16, 8, 2, stride=2)
+        self.join = nn.Conv2d(16, 4, 1)
+
+    def forward(self, x):
+        skip = self.first(x)
+        low = F.relu(self.down(F.max_pool2d(skip, 1)))
+        up = self.up(low) + F.interpolate(low, scale_factor=2, mode="nearest")[:, :8]
+        y = self.join(torch.cat([skip, up], 1))
+        return F.pad(y, (1, 0, 0, 1))[:, :, ::2], y.mean((2, 3))
+
+
 class Grouped(nn.Module):
     """Grouped convolutions with several channels per group, 2-D and strided 3-D (IREE's
     Vulkan target computes them wrong; shlo splits them per group there)."""
@@ -235,6 +256,7 @@ ZOO = (
     Example("residual", Residual, lambda: (_seeded(1, 8, 16, 16),)),
     Example("bottleneck", Bottleneck, lambda: (_seeded(1, 16, 15, 15),)),
     Example("bottleneck_wide", lambda: Bottleneck(256), lambda: (_seeded(1, 16, 15, 15),)),
+    Example("unet_block", UNetBlock, lambda: (_seeded(2, 3, 16, 16),)),
     Example("depthwise", Depthwise, lambda: (_seeded(1, 8, 16, 16),)),
     Example("grouped", Grouped, lambda: (_seeded(2, 4, 10, 12), _seeded(1, 4, 7, 7, 7))),
     Example("gru", GRU, lambda: (_seeded(2, 5, 8),)),
