@@ -12,10 +12,20 @@ from shlo.frontend.dynamo import ShloFallbackWarning
 from shlo.runtime.numerics import assert_close
 from test_zoo import DEVICES, EXAMPLES
 
+# IREE 3.13's Vulkan target cannot compile the index arithmetic of the gather dynamo's graph
+# makes of nearest upsampling after a convolution ("failed to legalize operation
+# 'vector.broadcast'" on i64): a clear compile error (eager runs it when fallback is on), and
+# strict, so this test says when it compiles.  Through torch.export the same block compiles.
+KNOWN_FAILURES = {("unet_block", "vulkan"): "IREE's Vulkan target: i64 vector.broadcast"}
+
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_zoo_through_torch_compile(name: str, device: str) -> None:
+def test_zoo_through_torch_compile(name: str, device: str, request: pytest.FixtureRequest) -> None:
+    if (name, device) in KNOWN_FAILURES:
+        reason = KNOWN_FAILURES[name, device]
+        failed = torch._dynamo.exc.BackendCompilerFailed
+        request.applymarker(pytest.mark.xfail(strict=True, raises=failed, reason=reason))
     torch._dynamo.reset()
     model, inputs = EXAMPLES[name].instantiate()
     options = {"target": target_for_device(device).value, "device": device, "fallback": False}
