@@ -307,8 +307,10 @@ def _step(op: Any) -> bool:
 
 @register_pass("shlo-channels-last")
 def channels_last(module: Any, options: None) -> None:
-    """Give each convolution a channels-last result and move the transposes back to the
-    model's layout below every op that allows it, cancelling them against their inverses."""
+    """Convolutions channels-last, the transposes back moved down until they cancel.
+
+    Each convolution gets a channels-last result, and the transposes back to the model's
+    layout move below every op that allows it, cancelling against their inverses."""
     with module.context:
         convolutions = ops_in(module, "stablehlo.convolution")
         for conv in convolutions:

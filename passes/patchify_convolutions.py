@@ -271,6 +271,8 @@ def _patchify(conv: Any) -> None:
 
 @register_pass("shlo-patchify-convolutions")
 def patchify_convolutions(module: Any, options: None) -> None:
-    """Rewrite each convolution whose windows do not overlap as a reshape and a dot_general,
-    and each wide one whose output is not large as slices (im2col) and a dot_general."""
+    """Convolutions as matmuls: non-overlapping windows by reshapes, wide ones by im2col.
+
+    Each convolution whose windows do not overlap becomes a reshape and a dot_general, and
+    each wide one whose output is not large slices (im2col) and a dot_general."""
     rewrite_each(module, "stablehlo.convolution", _patchify)
