@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from shlo.ir.edit import create, ops_in, producer, transpose
+from shlo.ir.edit import create, ops_in, producer, shaped_like, transpose
 from shlo.ir.stablehlo import ConvDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -78,8 +78,9 @@ def _shape(value: Any) -> list[int]:
     return list(ir.RankedTensorType(value.type).shape)
 
 
-def _with_shape(value: Any, shape: list[int]) -> Any:
-    return ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
+def _inverse(permutation: list[int]) -> list[int]:
+    """The permutation that undoes `permutation`."""
+    return [permutation.index(d) for d in range(len(permutation))]
 
 
 def _renumber(conv: Any, **changes: Any) -> None:
@@ -118,9 +119,9 @@ def _channels_last_output(conv: Any) -> None:
         output_feature_dimension=rank - 1,
         output_spatial_dimensions=list(range(1, rank - 1)),
     )
-    conv.result.set_type(_with_shape(conv.result, [shape[d] for d in order]))
+    conv.result.set_type(shaped_like(conv.result, [shape[d] for d in order]))
     with ir.InsertionPoint.after(conv):
-        back = transpose(conv.result, [order.index(d) for d in range(rank)])
+        back = transpose(conv.result, _inverse(order))
     conv.result.replace_all_uses_except(back, producer(back))
 
 
@@ -159,7 +160,7 @@ def _untransposed(value: Any, permutation: list[int], shape: list[int]) -> Any:
     name = op.name
     if name == "stablehlo.transpose":
         return op.operands[0]
-    kind = _with_shape(value, shape)
+    kind = shaped_like(value, shape)
     if name == "stablehlo.constant":
         splat = ir.DenseElementsAttr(op.attributes["value"]).get_splat_value()
         return create(name, kind, [], {"value": ir.DenseElementsAttr.get_splat(kind, splat)})
@@ -185,7 +186,7 @@ def _sink_through_elementwise(op: Any) -> bool:
     with ir.InsertionPoint(op), op.location:
         operands = [_untransposed(value, permutation, shape) for value in op.operands]
         attributes = {named.name: named.attr for named in op.attributes}
-        moved = create(op.operation.name, _with_shape(op.result, shape), operands, attributes)
+        moved = create(op.operation.name, shaped_like(op.result, shape), operands, attributes)
         op.result.replace_all_uses_with(transpose(moved, permutation))
     _erase(op)
     return True
@@ -197,7 +198,7 @@ def _sink_through_windows(op: Any) -> bool:
     permutation = _layout_transpose(op.operands[0]) if len(op.results) == 1 else None
     if permutation is None:
         return False
-    inverse = [permutation.index(d) for d in range(len(permutation))]
+    inverse = _inverse(permutation)
     with ir.InsertionPoint(op), op.location:
         moved = op.operation.clone()
         moved.operands[0] = producer(op.operands[0]).operands[0]
@@ -212,7 +213,7 @@ def _sink_through_windows(op: Any) -> bool:
                 np.array(rows, dtype=np.int64)
             )
         shape = _shape(op.result)
-        moved.result.set_type(_with_shape(op.result, [shape[i] for i in inverse]))
+        moved.result.set_type(shaped_like(op.result, [shape[i] for i in inverse]))
         op.result.replace_all_uses_with(transpose(moved.result, permutation))
     _erase(op)
     return True
@@ -226,12 +227,12 @@ def _sink_through_concatenate(op: Any) -> bool:
     if permutation is None or moving.count(permutation) != len(moving):
         return False
     dimension = ir.IntegerAttr(op.attributes["dimension"]).value
-    inverse = [permutation.index(d) for d in range(len(permutation))]
+    inverse = _inverse(permutation)
     shape = _shape(op.result)
     with ir.InsertionPoint(op), op.location:
         joined = create(
             "stablehlo.concatenate",
-            _with_shape(op.result, [shape[i] for i in inverse]),
+            shaped_like(op.result, [shape[i] for i in inverse]),
             [producer(value).operands[0] for value in op.operands],
             {
                 "dimension": ir.IntegerAttr.get(
@@ -262,7 +263,7 @@ def _sink_through_reduce(op: Any) -> bool:
         )
         order = sorted(kept)
         shape = _shape(op.result)
-        moved.result.set_type(_with_shape(op.result, [shape[kept.index(d)] for d in order]))
+        moved.result.set_type(shaped_like(op.result, [shape[kept.index(d)] for d in order]))
         op.result.replace_all_uses_with(transpose(moved.result, [order.index(d) for d in kept]))
     _erase(op)
     return True

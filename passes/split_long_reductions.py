@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir.edit import create, ops_in, rewrite_each, transpose
+from shlo.ir.edit import create, ops_in, rewrite_each, shaped_like, transpose
 from shlo.ir.elementwise import zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
 from shlo.passes.op_stats import contraction_depth
@@ -47,10 +47,6 @@ def _body_op(reduce: Any) -> str | None:
     return ops[0].name
 
 
-def _tensor(shape: list[int], like: Any) -> Any:
-    return ir.RankedTensorType.get(shape, ir.RankedTensorType(like.type).element_type)
-
-
 def _flattened(x: Any, lead: list[int], reduced: list[int]) -> Any:
     """`x` as [lead dims..., other dims..., the elements of the `reduced` dims]."""
     shape = ir.RankedTensorType(x.type).shape
@@ -58,7 +54,7 @@ def _flattened(x: Any, lead: list[int], reduced: list[int]) -> Any:
     x = transpose(x, [*lead, *other, *reduced])
     kept = [shape[d] for d in (*lead, *other)]
     length = math.prod(shape[d] for d in reduced)
-    return create("stablehlo.reshape", _tensor([*kept, length], x), [x])
+    return create("stablehlo.reshape", shaped_like(x, [*kept, length]), [x])
 
 
 def _chunked(x: Any, lead: int, pad: Any) -> Any:
@@ -71,8 +67,10 @@ def _chunked(x: Any, lead: int, pad: Any) -> Any:
         zeros = ir.DenseI64ArrayAttr.get([0] * len(shape))
         high = ir.DenseI64ArrayAttr.get([0] * (len(shape) - 1) + [chunks * CHUNK - length])
         padding = {"edge_padding_low": zeros, "edge_padding_high": high, "interior_padding": zeros}
-        x = create("stablehlo.pad", _tensor([*shape[:-1], chunks * CHUNK], x), [x, pad], padding)
-    x = create("stablehlo.reshape", _tensor([*shape[:-1], chunks, CHUNK], x), [x])
+        x = create(
+            "stablehlo.pad", shaped_like(x, [*shape[:-1], chunks * CHUNK]), [x, pad], padding
+        )
+    x = create("stablehlo.reshape", shaped_like(x, [*shape[:-1], chunks, CHUNK]), [x])
     rank = len(shape) + 1
     return transpose(x, [*range(lead), rank - 2, *range(lead, rank - 2), rank - 1])
 
@@ -82,7 +80,7 @@ def _reduce_last(x: Any, init: Any, body: str) -> Any:
     shape = ir.RankedTensorType(x.type).shape
     reduce = ir.Operation.create(
         "stablehlo.reduce",
-        results=[_tensor(shape[:-1], x)],
+        results=[shaped_like(x, shape[:-1])],
         operands=[x, init],
         attributes={"dimensions": ir.DenseI64ArrayAttr.get([len(shape) - 1])},
         regions=1,
@@ -129,7 +127,7 @@ def _split_dot(dot: Any) -> None:
     result = ir.RankedTensorType(dot.results[0].type)
     batch = len(numbers.lhs_batching_dimensions)
     operands = [
-        _chunked(_flattened(value, list(lead), list(reduced)), batch, zeros(_tensor([], value)))
+        _chunked(_flattened(value, list(lead), list(reduced)), batch, zeros(shaped_like(value, [])))
         for value, lead, reduced in (
             (lhs, numbers.lhs_batching_dimensions, numbers.lhs_contracting_dimensions),
             (rhs, numbers.rhs_batching_dimensions, numbers.rhs_contracting_dimensions),
@@ -152,7 +150,7 @@ def _split_dot(dot: Any) -> None:
     )
     partial = transpose(partial, [*range(batch), *range(batch + 1, len(shape)), batch])
     dot.results[0].replace_all_uses_with(
-        _reduce_last(partial, zeros(_tensor([], dot.results[0])), "stablehlo.add")
+        _reduce_last(partial, zeros(shaped_like(dot.results[0], [])), "stablehlo.add")
     )
     dot.erase()
 

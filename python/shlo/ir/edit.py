@@ -32,6 +32,11 @@ def create(name: str, result: Any, operands: Iterable[Any], attributes: dict | N
     ).results[0]
 
 
+def shaped_like(value: Any, shape: list[int]) -> Any:
+    """A ranked tensor type of `shape` with the element type of `value`'s."""
+    return ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
+
+
 def producer(value: Any) -> Any:
     """The op that defines `value`; None for a block argument."""
     owner = value.owner
@@ -43,8 +48,8 @@ def transpose(value: Any, permutation: list[int]) -> Any:
     result is dimension `permutation[i]` of `value`); `value` itself for the identity."""
     if permutation == sorted(permutation):
         return value
-    kind = ir.RankedTensorType(value.type)
-    result = ir.RankedTensorType.get([kind.shape[d] for d in permutation], kind.element_type)
+    shape = ir.RankedTensorType(value.type).shape
+    result = shaped_like(value, [shape[d] for d in permutation])
     attributes = {"permutation": ir.DenseI64ArrayAttr.get(permutation)}
     return create("stablehlo.transpose", result, [value], attributes)
 
