@@ -21,6 +21,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-narrow-sort-indices": "narrow_sort_indices",
     "shlo-op-stats": "op_stats",
     "shlo-own-f64-converts": "own_f64_converts",
+    "shlo-pad-attention-keys": "pad_attention_keys",
     "shlo-patchify-convolutions": "patchify_convolutions",
     "shlo-power-edge-cases": "power_edge_cases",
     "shlo-scalars-to-stablehlo": "scalars_to_stablehlo",

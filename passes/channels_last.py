@@ -24,19 +24,9 @@ from typing import Any
 import numpy as np
 
 from shlo.ir.edit import create, ops_in, producer, shaped_like, transpose
+from shlo.ir.elementwise import ELEMENTWISE
 from shlo.ir.stablehlo import ConvDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
-
-ELEMENTWISE = frozenset(
-    f"stablehlo.{name}"
-    for name in (
-        "abs add and atan2 cbrt ceil clamp compare convert cosine divide exponential "
-        "exponential_minus_one floor is_finite log log_plus_one logistic maximum minimum "
-        "multiply negate not or power remainder round_nearest_afz round_nearest_even rsqrt "
-        "select sign sine sqrt subtract tan tanh xor"
-    ).split()
-)
-
 
 _DIMENSION_NUMBERS = tuple(
     f"{side}_{part}"
@@ -185,7 +175,7 @@ def _sink_through_elementwise(op: Any) -> bool:
     shape = _shape(producer(op.operands[moving.index(permutation)]).operands[0])
     with ir.InsertionPoint(op), op.location:
         operands = [_untransposed(value, permutation, shape) for value in op.operands]
-        attributes = {named.name: named.attr for named in op.attributes}
+        attributes = {name: op.attributes[name] for name in op.attributes}
         moved = create(op.operation.name, shaped_like(op.result, shape), operands, attributes)
         op.result.replace_all_uses_with(transpose(moved, permutation))
     _erase(op)

@@ -136,6 +136,21 @@ class CausalSDPA(nn.Module):
         return F.scaled_dot_product_attention(q, k, v, is_causal=True)
 
 
+class OddAttention(nn.Module):
+    """Attention over 37 keys, the last ones masked off, and its probabilities returned too (on
+    llvm-cpu the keys are padded to 48, none of which may show)."""
+
+    def forward(self, q, k, v):
+        mask = torch.zeros(1, k.shape[-2])
+        mask[:, -3:] = float("-inf")
+        probabilities = torch.softmax(q @ k.transpose(-1, -2) * 0.25 + mask, dim=-1)
+        return (
+            F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+            probabilities @ v,
+            probabilities,
+        )
+
+
 class LayerNorm(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -270,6 +285,11 @@ ZOO = (
         "causal_sdpa",
         CausalSDPA,
         lambda: (_seeded(1, 2, 8, 16), _seeded(1, 2, 8, 16), _seeded(1, 2, 8, 16)),
+    ),
+    Example(
+        "odd_attention",
+        OddAttention,
+        lambda: (_seeded(1, 2, 37, 16), _seeded(1, 2, 37, 16) * 0.5, _seeded(1, 2, 37, 16) + 1),
     ),
     Example("layer_norm", LayerNorm, lambda: (_seeded(4, 32),)),
     Example("embedding", Embedding, lambda: (torch.tensor([[1, 5, 99], [0, 42, 7]]),)),

@@ -50,6 +50,10 @@ DYNAMIC_SHAPES = (
 # variance of 8M values near 100 come out 0.1995 instead of 0.0833.  From this many summed
 # elements, f64 is kept.
 LONG_SUM = 2**16
+# IREE's CPU code runs a softmax over rows that are no multiple of its vector width, and packs
+# such a matrix for the next matmul, about three times slower per element: attention's keys are
+# padded (with no effect on the numbers).
+LLVM_CPU_ONLY = ("shlo-pad-attention-keys",)
 VULKAN_ONLY = (
     "shlo-split-grouped-convolutions",
     "shlo-inline-resources{element-types=i64}",
@@ -65,12 +69,14 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
 
     f64 is kept when the public functions take or return it, or when the program sums many
     elements in f64; math functions the target lacks in f64 then run in f32, with a
-    warning.  On Vulkan, grouped convolutions are split into one per group, i64 constants
-    are taken out of resource blobs, long reductions are split, and reductions of rows longer
-    than Vulkan computes right are refused."""
+    warning.  On llvm-cpu, attention's keys are padded to a multiple of 16.  On Vulkan,
+    grouped convolutions are split into one per group, i64 constants are taken out of
+    resource blobs, long reductions are split, and reductions of rows longer than Vulkan
+    computes right are refused."""
     passes = (
         *(DYNAMIC_SHAPES if "?" in _interface(module) else ()),
         *IREE_PREPARE,
+        *(LLVM_CPU_ONLY if target is Target.LLVM_CPU else ()),
         *(VULKAN_ONLY if target is Target.VULKAN else ()),
     )
     prepared = run_pipeline(module, f"builtin.module({', '.join(passes)})")

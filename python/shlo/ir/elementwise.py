@@ -12,6 +12,16 @@ from shlo.ir.edit import create
 from shlo.ir.stablehlo import ir
 
 FLOATS = ("f16", "bf16", "f32", "f64")
+# The ops that compute each element of their result from the same element of each operand.
+ELEMENTWISE = frozenset(
+    f"stablehlo.{name}"
+    for name in (
+        "abs add and atan2 cbrt ceil clamp compare convert cosine divide exponential "
+        "exponential_minus_one floor is_finite log log_plus_one logistic maximum minimum "
+        "multiply negate not or power remainder round_nearest_afz round_nearest_even rsqrt "
+        "select sign sine sqrt subtract tan tanh xor"
+    ).split()
+)
 
 
 def static_float(value: Any) -> bool:
