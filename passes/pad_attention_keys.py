@@ -293,18 +293,25 @@ def _number(scalar: Any) -> float | bool | None:
     return None
 
 
-def _outside(value: Any, axis: int) -> _Padding | None:
-    """What `_widened` puts at the padded entries of an outside operand: its splat, the zeros
-    of a pad, or None for a broadcast along the keys (a value of each row)."""
+def _known(value: Any) -> _Padding | None:
+    """`value`'s splat as a padding, None when it is not one."""
     splat = _splat(value)
-    if splat is not None:
-        return _Padding(splat)
+    return None if splat is None else _Padding(splat)
+
+
+def _outside(value: Any, axis: int) -> _Padding | None:
+    """What the padded entries of an outside operand hold after `_widened`, case for case
+    (None when not known)."""
+    if len(_shape(value)) <= axis:  # a scalar, used as it is
+        return _known(value)
     op = producer(value)
+    if op is not None and op.name == "stablehlo.constant":  # a splat made again, or padded
+        return _known(value) or _Padding(0.0)
     if op is not None and op.name == "stablehlo.broadcast_in_dim":
         dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
-        if axis not in dims or _shape(op.operands[0])[dims.index(axis)] == 1:
-            return None
-        return _outside(op.operands[0], dims.index(axis))
+        if axis in dims and _shape(op.operands[0])[dims.index(axis)] != 1:
+            return _outside(op.operands[0], dims.index(axis))
+        return _known(value)  # broadcast again: each row's own values
     return _Padding(0.0)
 
 

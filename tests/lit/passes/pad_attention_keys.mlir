@@ -176,6 +176,55 @@ func.func @main() {
 
 // -----
 
+// A select on a scalar known only at run time: what its padded entries hold is not known, so
+// the sum after it has the padded keys replaced by its init value.
+// CHECK-LABEL: func.func @scalar_predicate
+// CHECK: %[[PICKED:.*]] = stablehlo.select %arg3, {{.*}} : tensor<i1>, tensor<2x3x12xf32>
+// CHECK: %[[Z:.*]] = stablehlo.select %{{.*}}, %[[PICKED]], %{{.*}} : tensor<2x3x12xi1>, tensor<2x3x12xf32>
+// CHECK-NEXT: stablehlo.reduce(%[[Z]] init: {{.*}}) applies stablehlo.add across dimensions = [2]
+func.func @scalar_predicate(%q: tensor<2x3x4xf32>, %k: tensor<2x9x4xf32>, %v: tensor<2x9x2xf32>, %flag: tensor<i1>) -> (tensor<2x3xf32>, tensor<2x3x2xf32>) {
+  %s = stablehlo.dot_general %q, %k, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<2x3x4xf32>, tensor<2x9x4xf32>) -> tensor<2x3x9xf32>
+  %zeros = stablehlo.constant dense<0.0> : tensor<2x3x9xf32>
+  %picked = stablehlo.select %flag, %s, %zeros : tensor<i1>, tensor<2x3x9xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%picked init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<2x3x9xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %o = stablehlo.dot_general %picked, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x3x9xf32>, tensor<2x9x2xf32>) -> tensor<2x3x2xf32>
+  return %sum, %o : tensor<2x3xf32>, tensor<2x3x2xf32>
+}
+
+func.func @main() {
+  %qi = stablehlo.iota dim = 0 : tensor<24xf32>
+  %five = stablehlo.constant dense<5.0> : tensor<24xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<24xf32>
+  %half = stablehlo.constant dense<0.5> : tensor<24xf32>
+  %qm = stablehlo.remainder %qi, %five : tensor<24xf32>
+  %qs = stablehlo.subtract %qm, %two : tensor<24xf32>
+  %qh = stablehlo.multiply %qs, %half : tensor<24xf32>
+  %q = stablehlo.reshape %qh : (tensor<24xf32>) -> tensor<2x3x4xf32>
+  %ki = stablehlo.iota dim = 0 : tensor<72xf32>
+  %seven = stablehlo.constant dense<7.0> : tensor<72xf32>
+  %three = stablehlo.constant dense<3.0> : tensor<72xf32>
+  %quarter = stablehlo.constant dense<0.25> : tensor<72xf32>
+  %km = stablehlo.remainder %ki, %seven : tensor<72xf32>
+  %ks = stablehlo.subtract %km, %three : tensor<72xf32>
+  %kq = stablehlo.multiply %ks, %quarter : tensor<72xf32>
+  %k = stablehlo.reshape %kq : (tensor<72xf32>) -> tensor<2x9x4xf32>
+  %vi = stablehlo.iota dim = 0 : tensor<36xf32>
+  %four = stablehlo.constant dense<4.0> : tensor<36xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<36xf32>
+  %vm = stablehlo.remainder %vi, %four : tensor<36xf32>
+  %vs = stablehlo.subtract %vm, %one : tensor<36xf32>
+  %v = stablehlo.reshape %vs : (tensor<36xf32>) -> tensor<2x9x2xf32>
+  %bias = stablehlo.constant dense<[-1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000]> : tensor<9xf32>
+  %true = stablehlo.constant dense<true> : tensor<i1>
+  %r:2 = func.call @scalar_predicate(%q, %k, %v, %true) : (tensor<2x3x4xf32>, tensor<2x9x4xf32>, tensor<2x9x2xf32>, tensor<i1>) -> (tensor<2x3xf32>, tensor<2x3x2xf32>)
+  check.expect_almost_eq_const %r#0, dense<[[0.125, -0.75, -0.375], [-0.25, -0.625, -0.375]]> : tensor<2x3xf32>
+  check.expect_almost_eq_const %r#1, dense<[[[-3.125, -3.0], [3.0, 2.25], [4.125, 3.75]], [[2.5, 2.25], [1.875, 1.25], [-0.625, -1.0]]]> : tensor<2x3x2xf32>
+  return
+}
+
+// -----
+
 // Keys already a multiple, and a softmax whose probabilities no matmul contracts: left alone.
 // CHECK-LABEL: func.func @aligned
 // CHECK-NOT: stablehlo.pad
