@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from shlo.ir.edit import create, ops_in, producer, shaped_like
+from shlo.ir.edit import combiner, create, ops_in, producer, shaped_like
 from shlo.ir.elementwise import ELEMENTWISE, FLOATS, compare, zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
@@ -316,20 +316,31 @@ def _outside(value: Any, axis: int) -> _Padding | None:
 
 
 def _row_maximum_of(value: Any, region: _Region) -> Any:
-    """The value whose maximum over the keys `value` broadcasts back along them, if any."""
+    """The value whose maximum over the keys alone `value` broadcasts back along them, each
+    row's maximum to the same row (reshapes that only add or drop unit dimensions, then a
+    broadcast keeping the order of dimensions); None when it is not one."""
     op = producer(value)
-    while op is not None and op.name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape"):
+    if op is None or op.name != "stablehlo.broadcast_in_dim":
+        return None
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+    if dims != sorted(set(dims)):
+        return None
+    op = producer(op.operands[0])
+    while (
+        op is not None
+        and op.name == "stablehlo.reshape"
+        and _unit_free(op.result) == _unit_free(op.operands[0])
+    ):
         op = producer(op.operands[0])
     reductions = {reduce.operation for reduce in region.reductions}
-    if op is None or op.operation not in reductions or _combiner(op) != "stablehlo.maximum":
+    if op is None or op.operation not in reductions or combiner(op) != "stablehlo.maximum":
         return None
-    return op.operands[0]
+    reduced = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+    return op.operands[0] if reduced == [region.axis[op.operands[0]]] else None
 
 
-def _combiner(reduce: Any) -> str | None:
-    """The op a reduction's body applies, when the body is one op and its return."""
-    body = reduce.regions[0].blocks[0].operations
-    return body[0].name if len(body) == 2 else None
+def _unit_free(value: Any) -> list[int]:
+    return [extent for extent in _shape(value) if extent != 1]
 
 
 def _evaluated(op: Any, paddings: list[_Padding]) -> _Padding:
@@ -376,10 +387,10 @@ def _padding_of(op: Any, region: _Region, paddings: dict[Any, _Padding]) -> _Pad
 
 def _exact_reduction(reduce: Any, padding: _Padding) -> bool:
     """Whether the padded entries leave `reduce`'s result as it was."""
-    combiner, init = _combiner(reduce), _splat(reduce.operands[1])
-    if combiner not in _IDENTITY_REDUCTIONS or init is None or padding.value != init:
+    body, init = combiner(reduce), _splat(reduce.operands[1])
+    if body not in _IDENTITY_REDUCTIONS or init is None or padding.value != init:
         return False
-    return not padding.poisoned or combiner not in ("stablehlo.and", "stablehlo.or")
+    return not padding.poisoned or body not in ("stablehlo.and", "stablehlo.or")
 
 
 def _pad_region(dot: Any, axis: int, region: _Region, multiple: int) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir.edit import create, ops_in, rewrite_each, shaped_like, transpose
+from shlo.ir.edit import combiner, create, ops_in, rewrite_each, shaped_like, transpose
 from shlo.ir.elementwise import zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
 from shlo.passes.op_stats import contraction_depth
@@ -37,14 +37,6 @@ _BODIES = (
     "stablehlo.or",
     "stablehlo.xor",
 )
-
-
-def _body_op(reduce: Any) -> str | None:
-    """The name of the one elementwise op `reduce`'s body applies, if that is all it does."""
-    ops = list(reduce.regions[0].blocks[0].operations)
-    if len(ops) != 2 or ops[0].name not in _BODIES:
-        return None
-    return ops[0].name
 
 
 def _flattened(x: Any, lead: list[int], reduced: list[int]) -> Any:
@@ -94,7 +86,7 @@ def _reduce_last(x: Any, init: Any, body: str) -> Any:
 
 def _split(reduce: Any) -> None:
     """A reduce of more than `LIMIT` elements per result: chunks of `CHUNK` reduced first."""
-    if len(reduce.operands) != 2 or (body := _body_op(reduce)) is None:
+    if len(reduce.operands) != 2 or (body := combiner(reduce)) not in _BODIES:
         return
     x, init = reduce.operands
     if not ir.RankedTensorType(x.type).has_static_shape:

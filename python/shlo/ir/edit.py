@@ -54,6 +54,17 @@ def transpose(value: Any, permutation: list[int]) -> Any:
     return create("stablehlo.transpose", result, [value], attributes)
 
 
+def combiner(reduce: Any) -> str | None:
+    """The op a one-result reduction's body applies to its two arguments, when the body is
+    that op and its return (None for any other body)."""
+    block = reduce.regions[0].blocks[0]
+    ops = list(block.operations)
+    arguments = list(block.arguments)
+    if len(ops) != 2 or len(arguments) != 2 or set(ops[0].operands) != set(arguments):
+        return None
+    return ops[0].name
+
+
 def rewrite_each(module: Any, name: str, rewrite: Callable[[Any], None]) -> None:
     """Call `rewrite(op)` on each `name` op of `module`, with new ops going in before it and
     taking its location (the shape of most rewrite passes here)."""
