@@ -25,7 +25,7 @@ import numpy as np
 from shlo.ir.edit import combiner, create, ops_in, producer, shaped_like
 from shlo.ir.elementwise import ELEMENTWISE, FLOATS, compare, zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
-from shlo.pipeline.python_pass import register_pass
+from shlo.pipeline.python_pass import OptionError, register_pass
 
 # Element types a carried value may have: float math on padded keys cannot trap, and
 # comparisons of them give i1.
@@ -39,6 +39,10 @@ class PadAttentionKeysOptions:
     multiple: int = field(
         default=16, metadata={"help": "pad the key count up to a multiple of this"}
     )
+
+    def __post_init__(self) -> None:
+        if self.multiple < 1:
+            raise OptionError(f"option 'multiple': {self.multiple} is not a positive count")
 
 
 @dataclass

@@ -9,6 +9,9 @@
 // RUN: shlo-opt %s --split-input-file --shlo-pad-attention-keys=multiple=4 \
 // RUN:   | shlo-translate --split-input-file --interpret 2>&1 | filecheck %s --check-prefix=VALUES --allow-empty
 // VALUES-NOT: error
+// RUN: not shlo-opt %s --split-input-file --shlo-pad-attention-keys=multiple=0 2>&1 | filecheck %s --check-prefix=BAD
+// BAD: shlo-opt: option 'multiple': 0 is not a positive count
+// BAD-NOT: Traceback
 
 // CHECK-LABEL: func.func @attention
 // CHECK: %[[K:.*]] = stablehlo.pad %arg1, %{{.*}}, low = [0, 0, 0], high = [0, 3, 0], interior = [0, 0, 0] : (tensor<2x9x4xf32>, tensor<f32>) -> tensor<2x12x4xf32>
