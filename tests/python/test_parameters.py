@@ -163,6 +163,11 @@ def test_llvm_cpu_archives_come_with_their_weights_packed(tmp_path: Path) -> Non
     # `command` stays the compile that wrote the module, not the encoder run after it.
     assert compiled.compiled.command[0] == "iree-compile"
     assert compiled.compiled.command[-2:] == ("-o", "module.vmfb")
+    # The compile stops where IREE writes the encoder module and finishes beside its compile.
+    staged = [c for c in compiled.compiled.commands if "--compile-to=stream" in c]
+    assert len(staged) == 1 and "--iree-parameter-encoder-output-file=encoder.mlir" in staged[0]
+    assert compiled.compiled.command[1:2] == ("module.stream.mlirbc",)
+    assert "--compile-from=stream" in compiled.compiled.command
     assert command.endswith(
         "python -m shlo.runtime.encode_parameters --module=encoder.vmfb "
         "--parameters=model=w.irpa --output=encoded=w.encoded.irpa"

@@ -10,6 +10,7 @@ import functools
 import shlex
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,8 @@ from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archiv
 class Compiled:
     """A compiled module and the exact commands that produced it (or identical earlier ones,
     when `cached`): one iree-compile, more when the weights go to a parameter archive (export,
-    and on llvm-cpu IREE's encoder compiled and run)."""
+    and on llvm-cpu the compile split where IREE writes its encoder module, which is compiled
+    and run)."""
 
     vmfb: bytes
     target: Target
@@ -122,6 +124,9 @@ def _host_flags(
 # Constants at least this big go to the parameter archive; smaller ones stay in the .vmfb.
 PARAMETER_MINIMUM_BYTES = 4096
 _ENCODER_VMFB = "encoder.vmfb"
+# IREE writes its encoder module in this phase, so the compile stops there, and the rest of it
+# runs beside the encoder module's own compile, in two processes instead of one after the other.
+_ENCODER_PHASE = "stream"
 _ENCODER = (
     "--iree-parameter-encoder-output-file=encoder.mlir",
     f"--iree-parameter-encoder-output-scope={ENCODED_SCOPE}",
@@ -137,9 +142,16 @@ def encodes_parameters(target: Target) -> bool:
     return target is Target.LLVM_CPU
 
 
-def _execute(steps: list[list[str]], target: Target, folder: str) -> None:
-    for tool, *arguments in steps:
-        done = run_binary(tool, arguments, cwd=folder)
+def _execute(
+    steps: list[list[str]], target: Target, folder: str, side_by_side: bool = False
+) -> None:
+    """Run `steps` one after the other (stopping at the first that fails), or all at once."""
+    if side_by_side:
+        with ThreadPoolExecutor(len(steps)) as pool:
+            runs = list(pool.map(lambda step: run_binary(step[0], step[1:], cwd=folder), steps))
+    else:
+        runs = (run_binary(tool, arguments, cwd=folder) for tool, *arguments in steps)
+    for (tool, *arguments), done in zip(steps, runs, strict=True):
         if done.returncode != 0:
             diagnostics = parse_printed(done.stderr)
             detail = format_all(diagnostics, {}) if diagnostics else done.stderr
@@ -152,7 +164,8 @@ def _steps(
 ) -> list[list[str]]:
     """The commands, run in a scratch folder on `name`.mlirbc.  `archive`: the .irpa to write;
     `export`: the weights are still constants of the module (else the module reads them from
-    `archive`, written already); `encoding`: also write IREE's encoder module for them."""
+    `archive`, written already); `encoding`: also write IREE's encoder module for them, which
+    splits the compile at the phase that writes it (the last step finishes the module)."""
     source, resume, steps = f"{name}.mlirbc", [], []
     if export:
         pipeline = (
@@ -164,8 +177,15 @@ def _steps(
             ["iree-opt", "input.mlirbc", f"--pass-pipeline={pipeline}", "-o", "exported.mlirbc"],
         ]
         source, resume = "exported.mlirbc", ["--compile-from=input"]
-    encoder = list(_ENCODER) if encoding else []
-    return [*steps, ["iree-compile", source, *flags, *resume, *encoder, "-o", f"{name}.vmfb"]]
+    if not encoding:
+        return [*steps, ["iree-compile", source, *flags, *resume, "-o", f"{name}.vmfb"]]
+    staged = f"{name}.{_ENCODER_PHASE}.mlirbc"
+    return [
+        *steps,
+        ["iree-compile", source, *flags, *resume, *_ENCODER, f"--compile-to={_ENCODER_PHASE}",
+         "-o", staged],
+        ["iree-compile", staged, *flags, f"--compile-from={_ENCODER_PHASE}", "-o", f"{name}.vmfb"],
+    ]  # fmt: skip
 
 
 def _encode_steps(flags: list[str], archive: str, encoded: str) -> list[list[str]]:
@@ -249,16 +269,20 @@ def compile_bytecode(
                 source.write(module)
         if write_weights is not None:
             write_weights(archive)
-        _execute(
-            _steps(source_name, flags, archive and str(archive), export, bool(packed)),
-            target,
-            scratch,
-        )
-        if packed and (Path(scratch) / "encoder.mlir").is_file():
-            encoded = outputs.enter_context(atomic_path(packed))
-            _execute(_encode_steps(flags, str(archive), str(encoded)), target, scratch)
-        elif packed:  # no weights went to the archive: nothing to pack
-            packed.unlink(missing_ok=True)  # an earlier compile's, of other weights
+        steps = _steps(source_name, flags, archive and str(archive), export, bool(packed))
+        if not packed:
+            _execute(steps, target, scratch)
+        else:
+            *first, finish = steps
+            _execute(first, target, scratch)
+            if (Path(scratch) / "encoder.mlir").is_file():
+                encoded = outputs.enter_context(atomic_path(packed))
+                compile_encoder, run_encoder = _encode_steps(flags, str(archive), str(encoded))
+                _execute([finish, compile_encoder], target, scratch, side_by_side=True)
+                _execute([run_encoder], target, scratch)
+            else:  # no weights went to the archive: nothing to pack
+                _execute([finish], target, scratch)
+                packed.unlink(missing_ok=True)  # an earlier compile's, of other weights
         if archive and archive.stat().st_size == 0:  # IREE writes none without weights
             write_archive({}, archive)
         vmfb = (Path(scratch) / f"{source_name}.vmfb").read_bytes()
