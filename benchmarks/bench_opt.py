@@ -2,7 +2,8 @@
 
 Baselines: iree-opt from the IREE wheel and torch-mlir-opt from the torch-mlir wheel (the same
 MLIR build as the bindings shlo-opt runs on, so its ratio is shlo's own overhead).  The tools
-run interleaved, so one slow moment hits all three.  Two measurements, each with its ratios:
+run interleaved, so one slow moment hits all three, in a user's environment (`USER_ENV`: with
+Python's bytecode cache).  Two measurements, each with its ratios:
   1. `--inline --symbol-dce --canonicalize` on one generated StableHLO file of >= 50k ops:
      wall time (best of --repeat runs) and peak resident memory.
   2. start-up: the same pipeline on a real five-line file (`--version` would skip the work a
@@ -25,7 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench_startup import FIVE_LINES
+from bench_startup import FIVE_LINES, USER_ENV
 
 from shlo.pipeline.native_tools import tool_path
 from shlo.runtime.machine import machine_line
@@ -64,7 +65,9 @@ def generate(path: Path, ops: int) -> int:
 def run(command: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one run of `command`, which must succeed."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=USER_ENV
+    )
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:

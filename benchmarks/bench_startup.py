@@ -1,11 +1,12 @@
 """Start-up of shlo's commands, against the native tool and the bare interpreter in the same run.
 
-Each command runs as a user runs it (a fresh process, wall time) on a real five-line StableHLO
-file where it reads input; the commands are interleaved in rounds, so one slow moment hits all
-of them, and each row is the median over the rounds.  Baselines: `torch-mlir-opt` (the native
-tool of the MLIR build shlo-opt runs on), `python -c pass` (the interpreter's own start) and
-`import bindings` (importing torch-mlir's StableHLO bindings as a script would, which loads
-numpy with them; shlo defers numpy, so its commands can come in under this row).
+Each command runs as a user runs it (a fresh process, wall time, Python's bytecode cache in
+use) on a real five-line StableHLO file where it reads input; the commands are interleaved in
+rounds, so one slow moment hits all of them, and each row is the median over the rounds.
+Baselines: `torch-mlir-opt` (the native tool of the MLIR build shlo-opt runs on), `python -c
+pass` (the interpreter's own start) and `import bindings` (importing torch-mlir's StableHLO
+bindings as a script would, which loads numpy with them; shlo defers numpy, so its commands
+can come in under this row).
 Goals: `shlo --help` and `shlo run --help` under 0.5 s, `shlo-opt` on the file under 0.2 s.
 
     .venv/bin/python benchmarks/bench_startup.py [--rounds 10] [--json startup.json]
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -32,6 +34,10 @@ FIVE_LINES = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %1 : tensor<4xf32>
 }
 """
+# The environment commands run in: a user's, with Python's bytecode cache (pip writes it when it
+# installs shlo, an editable install on its first run).  Where PYTHONDONTWRITEBYTECODE is set,
+# every run would compile shlo's modules again, a cost no installed copy pays.
+USER_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 # (what, goal in seconds or None for a baseline)
 GOALS = {
     "shlo --help": 0.5,
@@ -57,7 +63,9 @@ def commands(source: Path) -> dict[str, list[str]]:
 
 def wall_seconds(command: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=USER_ENV
+    )
     return time.perf_counter() - start
 
 
