@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -296,7 +297,8 @@ def chart(rows: list[dict], path: Path) -> None:
         ("shlo, all cores", "shlo_n", "eager_n"),
         ("onnxruntime, all cores", "ort_n", "eager_n"),
     ]
-    figure, axes = plt.subplots(figsize=(2 + 1.6 * len(rows), 4.5))
+    inches = 2 + 1.6 * len(rows)
+    figure, axes = plt.subplots(figsize=(inches, 4.5))
     width = 0.8 / len(series)
     for index, (label, system, eager) in enumerate(series):
         ratios = [row[system] / row[eager] for row in rows]
@@ -306,7 +308,9 @@ def chart(rows: list[dict], path: Path) -> None:
     axes.axhline(0.9, color="gray", linestyle="--", linewidth=0.8, label="goal: 0.9x eager")
     axes.set_xticks(range(len(rows)), [row["model"] for row in rows])
     axes.set_ylabel("time / eager's time (lower is faster)")
-    axes.set_title(f"shlo vs eager and onnxruntime: {machine_line()}", fontsize=9)
+    title = f"shlo vs eager and onnxruntime: {machine_line()}"
+    # wrapped at about 12 characters an inch, so a long ISA list or a narrow chart is not cut
+    axes.set_title(textwrap.fill(title, int(12 * inches)), fontsize=9)
     axes.legend(fontsize=8)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

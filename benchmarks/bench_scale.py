@@ -23,6 +23,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -128,7 +129,8 @@ def chart(rows: list[dict], path: Path) -> None:
         axes.set_xlabel("weights, MB")
         axes.set_ylabel(label)
         axes.legend(fontsize=8)
-    figure.suptitle(f"shlo build and run as weights grow: {machine_line()}", fontsize=9)
+    title = f"shlo build and run as weights grow: {machine_line()}"
+    figure.suptitle(textwrap.fill(title, 120), fontsize=9)  # about 12 characters an inch
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120)
