@@ -1,5 +1,6 @@
-"""The machine a timing was taken on: CPU model, the ISA extensions that decide IREE's code, and
-core count.  A speed result holds only beside the machine it names."""
+"""The machine a timing was taken on: CPU model, the ISA extensions that decide IREE's code, its
+L2 share (which sizes IREE's matmul tiles) and core count.  A speed result holds only beside the
+machine it names."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import platform
 from functools import cache
 from pathlib import Path
 
+from shlo.backend.host import l2_bytes_per_thread
+
 # the extensions whose presence changes what IREE's llvm-cpu backend and PyTorch's kernels use
 ISA_FLAGS = (
     "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16",
@@ -15,24 +18,42 @@ ISA_FLAGS = (
 )  # fmt: skip
 
 
+def read_cpuinfo(text: str) -> dict[str, object]:
+    """The model name, its family/model/stepping (a virtual machine's model name is often just
+    "Intel(R) Xeon(R) Processor", whatever the generation) and the ISA_FLAGS present, from the
+    first processor listed in /proc/cpuinfo's `text`."""
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    flags = set((fields.get("flags") or fields.get("Features") or "").split())
+    numbers = [fields.get(key) for key in ("cpu family", "model", "stepping")]
+    return {
+        "cpu": fields.get("model name", ""),
+        "model_id": "/".join(numbers) if all(numbers) else None,
+        "isa": [f for f in ISA_FLAGS if f in flags],
+    }
+
+
 @cache
 def describe_machine() -> dict[str, object]:
-    """{"cpu": model name, "isa": the ISA_FLAGS present, "cores": logical CPUs}."""
-    model, flags = platform.processor() or platform.machine(), set()
+    """{"cpu", "model_id" (family/model/stepping), "isa", "l2_kib_per_thread", "cores"}."""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                model = value.strip()
-            elif key.strip() in ("flags", "Features"):
-                flags = set(value.split())
+        described = read_cpuinfo(Path("/proc/cpuinfo").read_text())
     except OSError:
-        pass
-    return {"cpu": model, "isa": [f for f in ISA_FLAGS if f in flags], "cores": os.cpu_count()}
+        described = {"cpu": "", "model_id": None, "isa": []}
+    described["cpu"] = described["cpu"] or platform.processor() or platform.machine()
+    l2 = l2_bytes_per_thread()
+    described["l2_kib_per_thread"] = l2 // 1024 if l2 else None
+    described["cores"] = os.cpu_count()
+    return described
 
 
 def machine_line() -> str:
     """One line for a benchmark's header."""
     described = describe_machine()
+    cpu = described["cpu"] + (f" [{described['model_id']}]" if described["model_id"] else "")
     isa = " ".join(described["isa"]) or "no AVX2"
-    return f"{described['cpu']} ({isa}), {described['cores']} cores"
+    l2 = described["l2_kib_per_thread"]
+    cache_size = f", L2 {l2} KiB a thread" if l2 else ""
+    return f"{cpu} ({isa}){cache_size}, {described['cores']} cores"
