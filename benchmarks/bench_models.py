@@ -34,12 +34,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from shlo.runtime.machine import describe_machine, machine_line
+from shlo.runtime.machine import describe_machine, machine_line, machine_title
 
 MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit", "resnet50")
 
@@ -308,9 +307,7 @@ def chart(rows: list[dict], path: Path) -> None:
     axes.axhline(0.9, color="gray", linestyle="--", linewidth=0.8, label="goal: 0.9x eager")
     axes.set_xticks(range(len(rows)), [row["model"] for row in rows])
     axes.set_ylabel("time / eager's time (lower is faster)")
-    title = f"shlo vs eager and onnxruntime: {machine_line()}"
-    # wrapped at about 12 characters an inch, so a long ISA list or a narrow chart is not cut
-    axes.set_title(textwrap.fill(title, int(12 * inches)), fontsize=9)
+    axes.set_title(machine_title("shlo vs eager and onnxruntime", inches), fontsize=9)
     axes.legend(fontsize=8)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

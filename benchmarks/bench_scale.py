@@ -23,11 +23,10 @@ import resource
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
-from shlo.runtime.machine import describe_machine, machine_line
+from shlo.runtime.machine import describe_machine, machine_line, machine_title
 
 # name -> (width, depth): depth * width^2 * 4 bytes of weights
 SIZES = {"8M": (1024, 2), "128M": (2048, 8), "512M": (4096, 8), "2G": (8192, 8)}
@@ -114,7 +113,8 @@ def chart(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, (seconds, memory) = plt.subplots(1, 2, figsize=(10, 4))
+    inches = 10
+    figure, (seconds, memory) = plt.subplots(1, 2, figsize=(inches, 4))
     for mode, style in (("inline", "-o"), ("archive", "--s")):
         done = [r for r in rows if r["mode"] == mode and "failed" not in r]
         weights = [r["weights_mb"] for r in done]
@@ -129,8 +129,7 @@ def chart(rows: list[dict], path: Path) -> None:
         axes.set_xlabel("weights, MB")
         axes.set_ylabel(label)
         axes.legend(fontsize=8)
-    title = f"shlo build and run as weights grow: {machine_line()}"
-    figure.suptitle(textwrap.fill(title, 120), fontsize=9)  # about 12 characters an inch
+    figure.suptitle(machine_title("shlo build and run as weights grow", inches), fontsize=9)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shlo.runtime.machine import describe_machine, machine_line, read_cpuinfo
+from shlo.runtime.machine import describe_machine, machine_line, machine_title, read_cpuinfo
 
 # Two processors of a KVM guest (the second's lines must not override the first's).
 XEON = """processor\t: 0
@@ -42,3 +42,9 @@ def test_this_machine_is_named_with_its_cores() -> None:
     described = describe_machine()
     assert described["cpu"] and described["cores"] >= 1
     assert machine_line().endswith(f", {described['cores']} cores")
+
+
+def test_chart_titles_wrap_to_the_figure_width() -> None:
+    title = machine_title("shlo vs eager", 4)
+    assert title.replace("\n", " ") == f"shlo vs eager: {machine_line()}"
+    assert max(len(line) for line in title.splitlines()) <= 48

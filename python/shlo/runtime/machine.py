@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import platform
+import textwrap
 from functools import cache
 from pathlib import Path
 
@@ -57,3 +58,9 @@ def machine_line() -> str:
     l2 = described["l2_kib_per_thread"]
     cache_size = f", L2 {l2} KiB a thread" if l2 else ""
     return f"{cpu} ({isa}){cache_size}, {described['cores']} cores"
+
+
+def machine_title(what: str, inches: float) -> str:
+    """A chart's title: `what` on this machine, wrapped at about 12 characters an inch of the
+    figure, so a long ISA list or a narrow chart is not cut off."""
+    return textwrap.fill(f"{what}: {machine_line()}", int(12 * inches))
