@@ -182,3 +182,40 @@ def test_portable_artifact_round_trip_and_range() -> None:
         assert deserialize(serialize(module, target)).text() == module.text()
     with pytest.raises(PortableError, match="outside the supported range 0.9.0 to"):
         serialize(module, "0.1.0")
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["--timeout", "nan"], "for the --timeout option: 'nan' value invalid"),
+        (["-timeout=-1"], "for the --timeout option: '-1' value invalid"),
+        (["--interp"], "Unknown command line argument '--interp'."),
+    ],
+)
+def test_bad_options_are_one_line_and_exit_1(words, message, capsys) -> None:
+    from shlo.tools.translate_main import build_parser
+
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(words)
+    assert stop.value.code == 1
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+
+
+def test_every_long_option_has_llvm_single_dash_spelling() -> None:
+    from shlo.tools.translate_main import build_parser
+
+    args = build_parser().parse_args(["-interpret", "-args=[]", "-probe-output-dir", "d", "x"])
+    assert (args.interpret, args.args, args.probe_output_dir, args.input) == (True, "[]", "d", "x")
+
+
+def test_complex_probe_parts_join_without_nan(tmp_path) -> None:
+    from shlo.interpreter.probes import Probed, ProbeRecord
+
+    records = {}
+    for part, value in (("re", 0.0), ("im", np.inf)):
+        path = tmp_path / f"{part}.npy"
+        np.save(path, np.array([value], dtype=np.float32))
+        records[part] = [ProbeRecord(part, "tensor<1xf32>", str(path))]
+    joined = Probed("complex<f32>", ("re", "im")).value(records, 0)
+    assert joined.real[0] == 0.0 and joined.imag[0] == np.inf

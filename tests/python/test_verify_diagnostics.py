@@ -83,3 +83,11 @@ def test_native_stderr_is_read_back() -> None:
         ("warning", 0, "somewhere"),
     ]
     assert diags[0].notes[0].message == "here"
+
+
+def test_a_regex_that_does_not_compile_is_reported_at_its_comment() -> None:
+    text = "// expected-error-re @+1 {{a{{[unclosed}}b}}\nop\n"
+    problems = verify(Source("t.mlir", text.encode()), [])
+    assert [(p.line, p.column, p.message.split(":")[0]) for p in problems] == [
+        (1, 4, "invalid regex")
+    ]

@@ -7,13 +7,16 @@ Every execution of the op leaves its values in the probe index; afterwards each 
 judged as upstream's CheckOps.cpp judges it:
 
 - `expect_eq[_const]`: element by element equality (NaN never equals; 0 equals -0);
-- `expect_almost_eq[_const]`: equal, both NaN, or finite with the same sign and
-  |a - b| <= tolerance (default 1e-4; complex parts apart);
+- `expect_almost_eq[_const]`: equal, both NaN, or both finite and |a - b| <= tolerance
+  (default 1e-4; complex parts apart; floats and complex numbers only);
 - `expect_close`: ULP distance within [min_ulp_difference, max_ulp_difference]
-  (defaults 0 and 3), signs counted apart, NaN vs NaN 0, other non-finite mismatches infinite;
-- `expect_serialized_eq`: equal to the value a user probe wrote (`--probe-output-dir`).
+  (defaults 0 and 1), signs counted apart, NaN vs NaN 0, other non-finite mismatches infinite;
+- `expect_serialized_eq`: equal to the value a user probe wrote (`--probe-output-dir`), whose
+  index line must name the same type.
 
-`stablehlo.custom_call @check.*` is evaluated the same way (tolerance 1e-3, ULPs 0..3).
+`stablehlo.custom_call @check.*` (two operands) is evaluated as StablehloTranslateMain.cpp
+does: expect_almost_eq with tolerance 1e-3, expect_close with ULPs 0..3, and `@check.eq`
+(exact for integers, else tolerance 1e-4; its result is true).
 """
 
 from __future__ import annotations
@@ -25,15 +28,16 @@ from typing import Any
 import numpy as np
 
 from shlo.interpreter.probes import Probed, ProbeRecord, load, probe
+from shlo.interpreter.tensor_text import split_tensor_type
 from shlo.ir.check_dialect import check_kind
 from shlo.ir.diagnostics import line_column
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import create, ops_in
 from shlo.ir.stablehlo import ir
 from shlo.ir.text import split_top_level
 
 PROBE_PREFIX = "shlo.check."
 _TOLERANCE = {"op": 1e-4, "custom_call": 1e-3}
-_MAX_ULP = 3
+_MAX_ULP = {"op": 1, "custom_call": 3}  # CheckOps.td's default; StablehloTranslateMain's
 KINDS = {
     "expect_eq",
     "expect_eq_const",
@@ -55,6 +59,12 @@ class Check:
     options: dict[str, str] = field(default_factory=dict)
     values: list[Probed] = field(default_factory=list)
     custom_call: bool = False
+    type: str = ""  # the first operand's type, as MLIR prints it
+    problem: str = ""  # why it cannot be evaluated at all
+
+    @property
+    def element(self) -> str:
+        return split_tensor_type(self.type.removeprefix("tensor<").removesuffix(">"))[1]
 
 
 @dataclass
@@ -87,23 +97,42 @@ def instrument_checks(module: Any) -> list[Check]:
             for key in operation.attributes
             if key not in ("value", "call_target_name", "has_side_effect", "api_version")
         }
-        check = Check(
-            kind,
-            _function_name(op),
-            *line_column(op.location),
-            options,
-            custom_call=operation.name == "stablehlo.custom_call",
-        )
+        custom = operation.name == "stablehlo.custom_call"
+        operands = list(operation.operands)
+        check = Check(kind, _function_name(op), *line_column(op.location), options, custom)
+        check.type = str(operands[0].type) if operands else ""
+        check.problem = _problem(operation, kind, custom)
         with ir.InsertionPoint(operation), op.location:
-            values = list(operation.operands)
-            if "value" in operation.attributes:
-                values.append(_materialize_value(operation, values[0].type))
-            if kind in KINDS:
+            if not check.problem:
+                if "value" in operation.attributes:
+                    operands.append(_materialize_value(operation, operands[0].type))
                 prefix = f"{PROBE_PREFIX}{len(checks)}"
-                check.values = [probe(v, f"{prefix}.{i}") for i, v in enumerate(values)]
+                check.values = [probe(v, f"{prefix}.{i}") for i, v in enumerate(operands)]
+            for result in operation.results:  # custom_call @check.eq's: true when it holds
+                text = f"dense<true> : {result.type}"
+                value = create("stablehlo.constant", result.type, [], {"value": _parse(text)})
+                result.replace_all_uses_with(value)
         checks.append(check)
         operation.erase()
     return checks
+
+
+def _parse(text: str) -> Any:
+    return ir.Attribute.parse(text)
+
+
+def _problem(operation: Any, kind: str, custom: bool) -> str:
+    """Why a check op cannot be evaluated, as upstream's interpreter fallback says it."""
+    count = len(operation.operands)
+    if custom and (count != 2 or kind not in KINDS | {"eq"} or kind.endswith("_const")):
+        return f"Unsupported custom call: @check.{kind} with {count} operands"
+    if custom and kind == "eq" and [str(r.type) for r in operation.results] != ["tensor<i1>"]:
+        return "Unsupported custom call: @check.eq must give one tensor<i1>"
+    if not custom and kind not in KINDS:
+        return f"check.{kind} is not a check shlo knows"
+    if count != (1 if kind.endswith("_const") or kind == "expect_serialized_eq" else 2):
+        return f"check.{kind} takes {1 if kind.endswith('_const') else 2} operands, not {count}"
+    return ""
 
 
 def _materialize_value(operation: Any, result_type: Any) -> Any:
@@ -138,8 +167,8 @@ def evaluate_checks(
     grouped = _by_id(records)
     failures = []
     for check in checks:
-        if check.kind not in KINDS:
-            failures.append(CheckFailure(check, f"check.{check.kind} is not a check shlo knows"))
+        if check.problem:
+            failures.append(CheckFailure(check, check.problem))
             continue
         runs = min((len(grouped.get(v.ids[0], [])) for v in check.values), default=0)
         for execution in range(runs):
@@ -165,16 +194,24 @@ def _judge(check: Check, values: list[np.ndarray], user_records: list[ProbeRecor
     if check.kind in ("expect_eq", "expect_eq_const", "expect_serialized_eq"):
         wrong = _not_equal(actual, expected)
         what = "Element values don't match"
+    elif check.kind == "eq" and actual.dtype.kind in "iu":  # custom_call @check.eq
+        wrong = _not_equal(actual, expected)
+        what = "Element values don't match"
+    elif not _is_float(actual):  # upstream aborts on these in its float comparisons
+        return f"Unsupported element type for check.{check.kind}: {check.element}"
+    elif check.kind == "eq":
+        tolerance = _TOLERANCE["op"]
+        wrong = ~_almost_equal(actual, expected, tolerance)
+        what = f"Element values don't match with tolerance {tolerance:f}"
     elif check.kind in ("expect_almost_eq", "expect_almost_eq_const"):
         default = _TOLERANCE["custom_call" if check.custom_call else "op"]
         tolerance = _number(check.options, "tolerance", default)
         wrong = ~_almost_equal(actual, expected, tolerance)
         what = f"Element values don't match with tolerance {tolerance:f}"
     else:
-        if not _is_float(actual):
-            return f"Unsupported element type for check.expect_close: {actual.dtype}"
         low = np.uint64(_integer(check.options, "min_ulp_difference", 0))
-        high = np.uint64(_integer(check.options, "max_ulp_difference", _MAX_ULP))
+        default_max = _MAX_ULP["custom_call" if check.custom_call else "op"]
+        high = np.uint64(_integer(check.options, "max_ulp_difference", default_max))
         distance = ulp_difference(actual, expected)
         wrong = (distance > high) | (distance < low)
         what = f"Elements values don't match with respect to ULP difference in [{low}, {high}]"
@@ -188,13 +225,24 @@ def _judge(check: Check, values: list[np.ndarray], user_records: list[ProbeRecor
 
 
 def _serialized(check: Check, user_records: list[ProbeRecord]) -> np.ndarray | str:
-    """The value a user probe wrote for `probe_id` at `iteration` (the line of that number in
-    the probe index, as upstream reads it)."""
+    """The value a user probe wrote for `probe_id` at `iteration`: line `iteration` of the
+    probe index, which must mention the id, in the checked value's type (as upstream reads
+    it, CheckOps.cpp)."""
     probe_id = check.options.get("probe_id", "").strip('"')
     iteration = _integer(check.options, "iteration", 0)
-    if iteration >= len(user_records) or probe_id not in user_records[iteration].probe_id:
+    if iteration >= len(user_records) or probe_id not in _index_line(user_records[iteration]):
         return f"Failed to find serialized data for probe {probe_id}."
-    return load(user_records[iteration])
+    record = user_records[iteration]
+    if record.type != check.type:
+        return (
+            f"Serialized types don't match: {check.type} (actual) vs {record.type} (expected) "
+            f"for probe {probe_id}."
+        )
+    return load(record)
+
+
+def _index_line(record: ProbeRecord) -> str:
+    return f"{record.probe_id},{record.type},{record.path}"
 
 
 def _number(options: dict[str, str], key: str, default: float) -> float:
@@ -227,21 +275,17 @@ def _not_equal(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 
 
 def _almost_equal(actual: np.ndarray, expected: np.ndarray, tolerance: float) -> np.ndarray:
-    if actual.dtype.kind in "biu":
-        return actual == expected
     pairs = zip(_parts(actual), _parts(expected), strict=True)
     return np.logical_and.reduce([_almost_equal_floats(a, e, tolerance) for a, e in pairs])
 
 
 def _almost_equal_floats(f: np.ndarray, g: np.ndarray, tolerance: float) -> np.ndarray:
+    """Upstream's areApproximatelyEqual (Element.cpp): equal (0 == -0), or both NaN, or both
+    finite and |f - g| <= tolerance (in f64; no sign rule: -1e-15 is close to 0)."""
     with np.errstate(invalid="ignore", over="ignore"):
-        equal = f == g
-        nan = np.isnan(f) | np.isnan(g)
         both_nan = np.isnan(f) & np.isnan(g)
-        special = ~(np.isfinite(f) & (f != 0)) | ~(np.isfinite(g) & (g != 0))
-        excluded = special & (f != 0) & (g != 0)  # non-finite against anything but equal
-        close = (np.signbit(f) == np.signbit(g)) & (np.abs(f - g) <= tolerance)
-    return equal | (nan & both_nan) | (~nan & ~excluded & close)
+        close = np.isfinite(f) & np.isfinite(g) & (np.abs(f - g) <= tolerance)
+        return (f == g) | both_nan | close
 
 
 _NARROW_WIDTH = {"float4_e2m1fn": 4, "float6_e2m3fn": 6, "float6_e3m2fn": 6}

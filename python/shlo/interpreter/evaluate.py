@@ -33,6 +33,7 @@ from shlo.interpreter.checks import (
     evaluate_checks,
     instrument_checks,
 )
+from shlo.interpreter.parallel import ParallelError, lower_run_parallel
 from shlo.interpreter.probes import INDEX, ProbeRecord, complex_parts, read_index
 from shlo.interpreter.tensor_text import complex_attribute
 from shlo.interpreter.unsupported import unsupported_reason
@@ -51,7 +52,12 @@ _UNSUPPORTED = re.compile(
 
 
 class InterpreterError(ShloError, RuntimeError):
-    """The program cannot be interpreted (unsupported op, bad check syntax, wrong arguments)."""
+    """The program cannot be interpreted (unsupported op, bad check syntax, wrong arguments);
+    `location` is the op's where known."""
+
+    def __init__(self, message: str, location: Any = None) -> None:
+        super().__init__(message)
+        self.location = location
 
 
 @dataclass
@@ -102,6 +108,10 @@ def prepare(module: Any, requested: str = "main") -> Prepared:
         _tensor_constants_as_stablehlo(copy)
         inline_resources(copy)  # the interpreter misreads resource blobs
         checks = instrument_checks(copy)  # before renaming: checks name their own function
+        try:
+            lower_run_parallel(copy)  # after: a check in a process is probed in each
+        except ParallelError as error:
+            raise InterpreterError(str(error), error.location) from None
         if entry != "main" and "main" in named:
             named["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
         named[entry].attributes["sym_name"] = ir.StringAttr.get("main")

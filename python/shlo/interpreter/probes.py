@@ -82,9 +82,11 @@ class Probed:
         """The value as seen at its `execution`-th run, in numpy's nearest type (ml_dtypes for
         small floats, complex128/64 for complex)."""
         parts = [load(records[i][execution]) for i in self.ids]
-        if len(parts) == 2:
+        if len(parts) == 2:  # set apart: `re + 1j * im` makes (0, inf) into (nan, inf)
             dtype = np.complex64 if parts[0].dtype == np.float32 else np.complex128
-            return (parts[0] + 1j * parts[1].astype(parts[0].dtype)).astype(dtype)
+            joined = np.empty(parts[0].shape, dtype)
+            joined.real, joined.imag = parts
+            return joined
         if self.element in SMALL_FLOATS:
             return parts[0].astype(SMALL_FLOATS[self.element])
         return parts[0]

@@ -128,15 +128,18 @@ def _trailing(types: str) -> tuple[str, str, str]:
     return types, attributes, location
 
 
-_UNSIGNED = ("max_ulp_difference", "min_ulp_difference", "iteration")
+_UNSIGNED = {"max_ulp_difference": "ui64", "min_ulp_difference": "ui64", "iteration": "ui32"}
+_SPELLED = {"iter": "iteration"}  # expect_serialized_eq's custom syntax names it `iter`
 
 
 def _typed(attribute: str) -> str:
-    """`max_ulp_difference = 3` as the op declares it (`: ui64`); others as written."""
+    """`max_ulp_difference = 3` as the op declares it (`: ui64`), `iter = 1` as the attribute
+    it sets (`iteration = 1 : ui32`); others as written."""
     key, _, value = (part.strip() for part in attribute.partition("="))
+    key = _SPELLED.get(key, key)
     if key in _UNSIGNED and ":" not in value:
-        return f"{key} = {value} : ui64"
-    return attribute
+        return f"{key} = {value} : {_UNSIGNED[key]}"
+    return f"{key} = {value}"
 
 
 def generic_check(kind: str, body: str) -> str:
@@ -231,7 +234,8 @@ def to_custom(text: str) -> str:
             elif kind in _CONST_FORMS:
                 extra.append(attribute)
             else:
-                parts.append(f"{key} = {value.split(' : ')[0]}")
+                shown = {v: k for k, v in _SPELLED.items()}.get(key, key)
+                parts.append(f"{shown} = {value.split(' : ')[0]}")
         type_list = split_top_level(types)
         if kind in _CONST_FORMS:  # the constant carries its type; other attributes follow it
             dictionary = f" {{{', '.join(extra)}}}" if extra else ""

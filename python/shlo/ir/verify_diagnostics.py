@@ -47,8 +47,10 @@ def _pattern(text: str, is_regex: bool) -> re.Pattern[str]:
     return re.compile("".join(part if i % 2 else re.escape(part) for i, part in enumerate(parts)))
 
 
-def parse_expected(source: Source) -> list[Expected]:
-    """Every expected-* comment of the buffer, its target line resolved as MLIR resolves it.
+def parse_expected(source: Source, problems: list[Diagnostic] | None = None) -> list[Expected]:
+    """Every expected-* comment of the buffer, its target line resolved as MLIR resolves it;
+    a `-re` comment whose regex does not compile goes to `problems` instead, as MLIR's
+    verifier reports it ("invalid regex: ...").
 
     Bytecode has no comments, so every diagnostic of a bytecode buffer is unexpected."""
     expected: list[Expected] = []
@@ -65,9 +67,15 @@ def parse_expected(source: Source) -> list[Expected]:
             last_plain_line = number
             continue
         kind, is_regex, _, designator, text = match.groups()
-        item = Expected(
-            kind, number, text, _pattern(text, bool(is_regex)), number, match.start() + 1
-        )
+        try:
+            pattern = _pattern(text, bool(is_regex))
+        except re.error as error:
+            where = (source.name, number, match.start() + 1)
+            (problems if problems is not None else []).append(
+                Diagnostic("error", f"invalid regex: {error}", *where)
+            )
+            continue
+        item = Expected(kind, number, text, pattern, number, match.start() + 1)
         if designator in ("above", "below", "unknown"):
             item.line = {"above": last_plain_line, "unknown": 0}.get(designator, number)
             if designator == "below":
@@ -80,8 +88,8 @@ def parse_expected(source: Source) -> list[Expected]:
 
 def verify(source: Source, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The errors `--verify-diagnostics` reports for this buffer; empty when all is as expected."""
-    expected = parse_expected(source)
     problems: list[Diagnostic] = []
+    expected = parse_expected(source, problems)
     for diag in (d for top in diagnostics for d in top.flattened()):
         if diag.severity == "note" and diag.message.startswith(_PRINTED_OP_NOTE):
             continue

@@ -13,9 +13,10 @@ expect_close, expect_serialized_eq), in called functions and regions too.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from shlo.errors import ShloError
 from shlo.ir.diagnostics import Diagnostic
@@ -139,7 +140,10 @@ def interpret(
     try:
         program = prepare(module)
     except InterpreterError as error:
-        raise TranslateError(str(error)) from None
+        if error.location is None:
+            raise TranslateError(str(error)) from None
+        line, column = line_column(error.location)
+        return [], [Diagnostic("error", str(error), name, line, column)]
     _check_arguments(module, program.entry, arguments)
     (outcome,) = run_programs([program], [str(a) for a in arguments], probe_dir, timeout)
     errors = []
@@ -163,8 +167,37 @@ def interpret(
     return ([] if errors else outcome.results), errors
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad options are one line and exit 1, as LLVM's command-line library reports them;
+    every long option is also spelled with one dash (`-interpret`), as LLVM accepts."""
+
+    def error(self, message: str) -> NoReturn:
+        unknown = message.removeprefix("unrecognized arguments: ")
+        if unknown != message:
+            message = f"Unknown command line argument '{unknown.split()[0]}'.  Try: '{PROG} --help'"
+        self.exit(1, f"{PROG}: {message}\n")
+
+    def _add_action(self, action: argparse.Action) -> argparse.Action:
+        names = action.option_strings
+        action.option_strings = [*names, *(n[1:] for n in names if n.startswith("--"))]
+        return super()._add_action(action)
+
+
+def _seconds(text: str) -> float:
+    """--timeout's value: a finite number of seconds, 0 for no limit."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"for the --timeout option: '{text}' value invalid: give seconds (0 for no limit)"
+        )
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = _Parser(prog=PROG, description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("input", nargs="?", default="-")
     parser.add_argument("-o", "--output", default="-")
     mode = parser.add_mutually_exclusive_group()
@@ -180,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=0,
         metavar="SECONDS",
         help="with --interpret: stop a program that runs longer (default: no limit)",
@@ -200,7 +233,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--split-input-file",
-        "-split-input-file",
         action="store_true",
         help="with --interpret: run each '// -----' chunk on its own",
     )
