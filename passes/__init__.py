@@ -29,5 +29,6 @@ PASS_MODULES: dict[str, str] = {
     "shlo-split-grouped-convolutions": "split_grouped_convolutions",
     "shlo-split-long-reductions": "split_long_reductions",
     "shlo-strip-data": "strip_data",
+    "shlo-torch-nan-order": "torch_nan_order",
     "shlo-verify-flat": "flatten",
 }

@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from shlo.api import FrontendError, compile_torch, import_model
+from shlo.api import FrontendError, ShloError, compile_torch, import_model
 from shlo.frontend.dynamo import ShloFallbackWarning
 
 
@@ -37,6 +37,27 @@ def test_python_numbers_are_runtime_inputs() -> None:
     compiled = compile_torch(Scale(), (x, 0.5, 3))
     for scale, shift in ((0.5, 3), (2.0, -7), (-1.25, 0)):
         assert_close(compiled(x, scale, shift), Scale()(x, scale, shift), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "scale, shift, refusal",
+    [
+        (0.5, 2.5, r"args\[2\] is float 2.5, and the model was compiled with an int: compile"),
+        (2, 3, r"args\[1\] is int 2, and the model was compiled with a float: compile again"),
+        (0.5, 2**64, r"beyond int64|does not fit in int64"),
+        (0.5, "3", r"args\[2\] is str '3', and the model was compiled with an int"),
+    ],
+)
+def test_a_number_of_another_type_than_compiled_is_refused_naming_it(
+    scale: Any, shift: Any, refusal: str
+) -> None:
+    """An int given where the model was compiled with a float, or the other way round, would
+    be computed in the type of the first call (2.5 as 2, silently); eager promotes by type."""
+    x = torch.randn(5)
+    compiled = compile_torch(Scale(), (x, 0.5, 3))
+    with pytest.raises(Exception, match=refusal) as raised:
+        compiled(x, scale, shift)
+    assert isinstance(raised.value, ShloError)
 
 
 def test_python_numbers_import_as_stablehlo_tensors() -> None:

@@ -9,9 +9,14 @@ here as the layer computes it (attention, residuals, layer norms, feed-forward).
 numbers without a word.  It is rewritten as ATen computes it: fmod, then the divisor added
 where the signs differ.
 
-`max`/`min` along a dimension of an unsigned tensor: torch-mlir starts the reduction at the
-signed extreme (128 for uint8 max) and compares as signed, so values above 127 or a row below
-128 gave wrong numbers.  They are computed on a wider signed type and narrowed back.
+Integer division rounding down (`//`, `floor_divide`) is computed from the exact truncating
+division and its remainder: torch-mlir divided in f64, wrong beyond 2**53.
+
+`max`/`min` (along a dimension or not), `amax`/`amin`, `maximum`/`minimum` and the one-sided
+clamps of unsigned tensors: torch-mlir starts the reductions at the signed extreme (128 for a
+uint8 max) and compares as signed, so values above 127 or a row below 128 gave wrong numbers,
+and IREE cannot compile an unsigned `maximum`.  They are computed on a wider signed type and
+narrowed back.
 
 `x[index]` with negative indices computed at run time: torch-mlir's gather clamps them to 0
 instead of counting from the end, so each integer index is wrapped (`index + size` where
@@ -36,8 +41,10 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
+from shlo.frontend.pooling import POOLING
 
 aten = torch.ops.aten
 
@@ -120,6 +127,27 @@ def remainder(dividend: Any, divisor: Any) -> torch.Tensor:
     return torch.where(wrong_sign, aten.add.Scalar(fmod, divisor), fmod)
 
 
+def floor_divide(dividend: Any, divisor: Any, rounding_mode: str | None = None) -> Any:
+    """aten.div of integers rounding down, computed exactly: torch-mlir divides integers in
+    f64, which is off beyond 2**53."""
+    integers = not dividend.dtype.is_floating_point and not dividend.dtype.is_complex
+    if rounding_mode != "floor" or not integers or isinstance(divisor, float):
+        return NotImplemented
+    if not isinstance(divisor, torch.Tensor):
+        divisor = torch.full_like(dividend, divisor)
+    quotient = torch.div(dividend, divisor, rounding_mode="trunc")
+    rest = dividend - quotient * divisor
+    return quotient - ((rest != 0) & ((rest < 0) != (divisor < 0))).to(quotient.dtype)
+
+
+def sort_stable(
+    x: torch.Tensor, *, stable: bool | None = None, dim: int = -1, descending: bool = False
+) -> Any:
+    """aten.sort with `stable=`, which torch-mlir cannot lower, as the plain sort: the
+    frontend's `shlo-torch-nan-order` makes every sort stable, as eager's is."""
+    return aten.sort.default(x, dim, descending)
+
+
 class RefusedOp(ShloError):
     """An op torch-mlir would lower to wrong numbers, and shlo cannot lower correctly."""
 
@@ -181,25 +209,41 @@ def threshold_backward_promoted(grad: torch.Tensor, x: torch.Tensor, threshold: 
 _WIDER_SIGNED = {torch.uint8: torch.int16, torch.uint16: torch.int32, torch.uint32: torch.int64}
 
 
-def _widened_along_dim(op: Any) -> Callable[..., Any]:
-    """`op` (aten.max.dim or aten.min.dim) of an unsigned tensor through a wider signed one."""
+def _widened(op: Any) -> Callable[..., Any]:
+    """`op` of unsigned tensors computed on the wider signed type they fit in, its values
+    narrowed back (indices it returns stay as they are)."""
 
-    def run(x: torch.Tensor, dim: int, keepdim: bool = False) -> Any:
-        wider = _WIDER_SIGNED.get(x.dtype)
-        if wider is None:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        unsigned = {a.dtype for a in args if isinstance(a, torch.Tensor)} & _WIDER_SIGNED.keys()
+        if not unsigned:
             return NotImplemented  # other dtypes lower correctly as they are
-        values, indices = op(x.to(wider), dim, keepdim)
-        return values.to(x.dtype), indices
+        (dtype,) = unsigned
+        wider = _WIDER_SIGNED[dtype]
+        result = op(*(a.to(wider) if isinstance(a, torch.Tensor) else a for a in args), **kwargs)
+        narrowed = [r.to(dtype) if r.dtype == wider else r for r in pytree.tree_leaves(result)]
+        return narrowed[0] if isinstance(result, torch.Tensor) else tuple(narrowed)
 
     return run
+
+
+# Ops that order unsigned values: torch-mlir starts their reductions at the signed extreme
+# (128 for a uint8 max) and IREE cannot compile an unsigned `maximum` or `minimum`.
+_UNSIGNED_ORDER = (
+    aten.max.dim, aten.min.dim, aten.amax.default, aten.amin.default, aten.max.default,
+    aten.min.default, aten.maximum.default, aten.minimum.default, aten.clamp_min.default,
+    aten.clamp_max.default, aten.aminmax.default, aten.argmax.default, aten.argmin.default,
+)  # fmt: skip
 
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.index.Tensor: index_from_the_end,
     aten.threshold_backward.default: threshold_backward_promoted,
-    aten.max.dim: _widened_along_dim(aten.max.dim),
-    aten.min.dim: _widened_along_dim(aten.min.dim),
+    **{op: _widened(op) for op in _UNSIGNED_ORDER},
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,
+    aten.sort.stable: sort_stable,
+    aten.div.Tensor_mode: floor_divide,
+    aten.div.Scalar_mode: floor_divide,
+    **POOLING,
 }

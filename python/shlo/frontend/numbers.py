@@ -89,6 +89,30 @@ def check_fixed(inputs: Any, leaves: list[Any], fixed: dict[int, Any]) -> str | 
     return None
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def check_numbers(inputs: Any, leaves: list[Any], dtypes: dict[int, np.dtype]) -> str | None:
+    """Why the numbers among `leaves` cannot go where the compiled model takes numbers (another
+    type than it was compiled with: eager would promote differently; an int beyond int64), or
+    None if they can."""
+    for index, dtype in dtypes.items():
+        got = leaves[index]
+        if isinstance(got, torch.Tensor):
+            continue
+        kind = "an int" if dtype.kind == "i" else "a float"
+        problem = None
+        if not is_number(got) or kind != ("an int" if isinstance(got, int) else "a float"):
+            problem = f"is {type(got).__name__} {got!r}, and the model was compiled with {kind}"
+            problem += ": compile again with this type" if is_number(got) else ""
+        elif kind == "an int" and not _INT64[0] <= got <= _INT64[1]:
+            problem = f"{got} is beyond int64, the type it travels as"
+        if problem:
+            path, _ = pytree.tree_flatten_with_path(inputs)[0][index]
+            return f"argument {_name(path)} {problem}"
+    return None
+
+
 def _name(path: tuple) -> str:
     """`args[1]` or `s` (a keyword argument) for a leaf of ((args...), {kwargs})."""
     where, *rest = path

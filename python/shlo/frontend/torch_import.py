@@ -57,6 +57,7 @@ from shlo.frontend.numbers import (
     as_arrays,
     as_tensors,
     check_fixed,
+    check_numbers,
     fixed_values,
     number_dtypes,
 )
@@ -65,6 +66,7 @@ from shlo.ir.edit import functions, ops_in
 from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.stablehlo import WORLD, ir
 from shlo.passes.scalars_to_stablehlo import number_results_as_tensors, rewrite_scalars
+from shlo.pipeline.run import run_pipeline
 
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
 _ILLEGAL_OP = re.compile(
@@ -72,6 +74,8 @@ _ILLEGAL_OP = re.compile(
 )
 _UNCONVERTED_PREFIXES = ("torch.aten.", "torch.prims.", "torch.prim.Loop", "torch.runtime.")
 _FILE_LINE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)')
+# What PyTorch means and torch-mlir's StableHLO says otherwise, for every op that produces it.
+TORCH_SEMANTICS = "builtin.module(shlo-torch-nan-order)"
 
 
 class FrontendError(ShloError, RuntimeError):
@@ -141,7 +145,11 @@ class Imported:
                 f"inputs do not match the structure the model was imported "
                 f"with: expected {self.in_spec}, got {spec}"
             )
-        if (refused := check_fixed((tuple(args), kwargs or {}), leaves, self.fixed)) is not None:
+        inputs = (tuple(args), kwargs or {})
+        refused = check_fixed(inputs, leaves, self.fixed) or check_numbers(
+            inputs, leaves, self.numbers
+        )
+        if refused is not None:
             raise FrontendError(refused)
         return [*self.live_state.values(), *as_arrays(leaves, self.numbers)]
 
@@ -251,6 +259,8 @@ def import_model(
     leaves, in_spec = pytree.tree_flatten((tuple(args), kwargs or {}))
     how = _How(dynamic_shapes, output_type, function, weights == "external")
     imported = _import_numbers(model, leaves, in_spec, how)
+    if output_type == "stablehlo":
+        imported.module = run_pipeline(imported.module, TORCH_SEMANTICS)
     if weights == "inline":
         return imported
     state = {name: tensor.detach() for name, tensor in imported.live_state.items()}

@@ -1,0 +1,137 @@
+"""`shlo-torch-nan-order`: float comparisons in sorts and reductions order NaN as PyTorch does.
+
+PyTorch sorts NaN after every other value (`sort`, `argsort`, `msort`, `topk`), and its
+reductions that pick an element (`max`/`min` along a dimension, `argmax`, `argmin`) pick NaN
+where there is one, the first such.  torch-mlir writes them as `stablehlo.sort` and
+`stablehlo.reduce` whose bodies compare with IEEE `compare`, for which every comparison with
+NaN is false: NaN stayed where it was in a sort and lost every reduction.  StableHLO defines
+those programs that way, so this is a rule of the PyTorch frontend, not of StableHLO.
+
+Each FLOAT `compare` in a sort comparator or a reduction body is rewritten:
+- sort: NaN is the largest value (`a < b` also when only `b` is NaN, `a > b` also when only
+  `a` is), and the sort is made stable, as eager's is, so equal keys and NaNs keep their order:
+  where it sorts the positions beside the values (an iota along the sorted dimension), equal
+  elements are ordered by position in the comparator itself, since IREE's CPU sort does not
+  keep `is_stable`'s promise;
+- reduce: NaN wins (`a > b`, `a >= b`, `a < b`, `a <= b` also hold when `a` is NaN and `b` is
+  not; `>=`/`<=` also when both are) and two NaNs are equal, so index ties go to the first.
+Compares of other types (integers, TOTALORDER) and outside those bodies are left as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shlo.ir.edit import ops_in, producer
+from shlo.ir.elementwise import compare
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import register_pass
+
+
+def _direction(op: Any) -> str:
+    return str(op.attributes["comparison_direction"]).split()[-1].rstrip(">")
+
+
+def _float_compare(op: Any) -> bool:
+    kind = op.attributes["compare_type"] if "compare_type" in op.attributes else None
+    element = ir.RankedTensorType(op.operands[0].type).element_type
+    return isinstance(element, ir.FloatType) and (kind is None or "FLOAT" in str(kind))
+
+
+def _either(a: Any, b: Any) -> Any:
+    return ir.Operation.create("stablehlo.or", results=[a.type], operands=[a, b]).results[0]
+
+
+def _both(a: Any, b: Any) -> Any:
+    return ir.Operation.create("stablehlo.and", results=[a.type], operands=[a, b]).results[0]
+
+
+# (direction, NaN wins) -> which NaN case the IEEE compare misses and must also hold:
+# "a" (a is NaN), "a only" (a is NaN, b is not), "b", "b only", "both".
+_MISSED = {
+    ("LT", False): "b only", ("LE", False): "b", ("GT", False): "a only", ("GE", False): "a",
+    ("LT", True): "a only", ("LE", True): "a", ("GT", True): "a only", ("GE", True): "a",
+    ("EQ", False): "both", ("EQ", True): "both",
+}  # fmt: skip
+
+
+def _nan_aware(op: Any, nan_wins: bool) -> None:
+    """Replace `op` by its comparison with NaN ordered (see the module docstring)."""
+    a, b = op.operands
+    missed = _MISSED.get((_direction(op), nan_wins))
+    if missed is None:
+        return  # NE: NaN != anything is already true
+    with ir.InsertionPoint(op), op.location:
+        first, second = (b, a) if missed.startswith("b ") or missed == "b" else (a, b)
+        extra = compare("NE", first, first)
+        if missed.endswith("only"):
+            extra = _both(extra, compare("EQ", second, second))
+        elif missed == "both":
+            extra = _both(extra, compare("NE", second, second))
+        result = _either(compare(_direction(op), a, b), extra)
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+
+
+def _position_operand(sort: Any) -> int | None:
+    """The operand that numbers the elements along the sorted dimension (the iota torch-mlir
+    sorts beside the values to return their indices), if there is one."""
+    dimension = ir.IntegerAttr(sort.attributes["dimension"]).value
+    for index, operand in enumerate(sort.operands):
+        made = producer(operand)
+        if made is not None and made.name == "stablehlo.iota":
+            if ir.IntegerAttr(made.attributes["iota_dimension"]).value == dimension:
+                return index
+    return None
+
+
+def _swapped(block: Any) -> Any:
+    """The comparator's result for its element pairs swapped (b before a): a copy of its ops
+    reading argument 2k+1 where it read 2k and the other way round."""
+    arguments = list(block.arguments)
+    mapping = {arg: arguments[i ^ 1] for i, arg in enumerate(arguments)}
+    *ops, terminator = block.operations
+    for op in ops:
+        copy = op.clone(ir.InsertionPoint(terminator))
+        for i, operand in enumerate(copy.operands):
+            copy.operands[i] = mapping.get(operand, operand)
+        for old, new in zip(op.results, copy.results, strict=True):
+            mapping[old] = new
+    return mapping[terminator.operands[0]]
+
+
+def _break_ties(sort: Any) -> None:
+    """Make the sort stable whatever the backend does with `is_stable` (IREE's CPU sort
+    reorders equal keys): equal elements are ordered by their position."""
+    position = _position_operand(sort)
+    block = sort.regions[0].blocks[0]
+    terminator = list(block.operations)[-1]
+    if position is None or len(terminator.operands) != 1:
+        return
+    before = terminator.operands[0]
+    with ir.InsertionPoint(terminator), terminator.location:
+        after = _swapped(block)
+        equal = _both(_not(before), _not(after))
+        earlier = block.arguments[2 * position], block.arguments[2 * position + 1]
+        ordered = _either(before, _both(equal, compare("LT", *earlier, "SIGNED")))
+    terminator.operands[0] = ordered
+
+
+def _not(value: Any) -> Any:
+    return ir.Operation.create("stablehlo.not", results=[value.type], operands=[value]).results[0]
+
+
+@register_pass("shlo-torch-nan-order")
+def torch_nan_order(module: Any, options: None) -> None:
+    """Order NaN as PyTorch does in sorts (largest, stable) and reductions (NaN wins)."""
+    with module.context:
+        for sort in ops_in(module, "stablehlo.sort"):
+            sort.attributes["is_stable"] = ir.BoolAttr.get(True)
+            for op in ops_in(sort, "stablehlo.compare"):
+                if _float_compare(op):
+                    _nan_aware(op, nan_wins=False)
+            _break_ties(sort)
+        for reduce in ops_in(module, "stablehlo.reduce"):
+            for op in ops_in(reduce, "stablehlo.compare"):
+                if _float_compare(op):
+                    _nan_aware(op, nan_wins=True)

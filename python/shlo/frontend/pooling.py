@@ -1,0 +1,140 @@
+"""Max and average pooling where torch-mlir's lowering differs from ATen's, as ATen computes it.
+
+With `ceil_mode`, ATen adds a last window that may run past the input's end (never one that
+starts past it); torch-mlir sized or filled that window wrongly (max pooling gave wrong numbers
+without a word, average pooling of 1-d and 3-d inputs failed to import), and it has no
+lowering for `divisor_override`.  Where ceil mode adds no window, the op is the same as without
+it and goes to torch-mlir as that.  Otherwise max pooling goes through PyTorch's own
+decomposition (a gather of every window, padded with a value below any input), and average
+pooling is the sum over the zero-padded windows divided by ATen's divisor for each output
+position, worked out here from the static shapes: the window's size clipped to the padded
+input (`count_include_pad`) or to the input itself, or `divisor_override`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+from torch._decomp import decomposition_table
+from torch._meta_registrations import pooling_output_shape
+
+aten = torch.ops.aten
+
+
+def _expand(value: Sequence[int] | int, rank: int, default: Sequence[int] = ()) -> list[int]:
+    """A pooling argument as one int per spatial dimension, as ATen reads it."""
+    if isinstance(value, int):
+        return [value] * rank
+    if not value:
+        return list(default)
+    return list(value) * rank if len(value) == 1 else list(value)
+
+
+def _sizes(
+    x: torch.Tensor, kernel: list[int], stride: list[int], padding: list[int], dilation: list[int]
+) -> tuple[list[int], list[int]]:
+    """The output sizes without and with ceil mode."""
+    spatial = x.shape[-len(kernel) :]
+    return [
+        [pooling_output_shape(n, k, p, s, d, ceil) for n, k, p, s, d in zip(
+            spatial, kernel, padding, stride, dilation, strict=True
+        )]
+        for ceil in (False, True)
+    ]  # fmt: skip
+
+
+def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
+    """`op` (max_pool2d/3d_with_indices) with ceil mode as ATen computes it."""
+
+    def run(
+        x: torch.Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] = (),
+        padding: Sequence[int] = (0,),
+        dilation: Sequence[int] = (1,),
+        ceil_mode: bool = False,
+    ) -> Any:
+        if not ceil_mode:
+            return NotImplemented
+        kernel = _expand(kernel_size, rank)
+        options = (_expand(stride, rank, kernel), _expand(padding, rank), _expand(dilation, rank))
+        floor, ceil = _sizes(x, kernel, *options)
+        if floor == ceil:
+            return op(x, kernel, *options, False)
+        return decomposition_table[op](x, kernel, *options, True)
+
+    return run
+
+
+def _avg_pool(op: Any, rank: int) -> Callable[..., Any]:
+    """`op` (avg_pool2d/3d) with ceil mode and `divisor_override` as ATen computes them."""
+
+    def run(
+        x: torch.Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] = (),
+        padding: Sequence[int] = (0,),
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: int | None = None,
+    ) -> Any:
+        if not ceil_mode and divisor_override is None:
+            return NotImplemented
+        kernel = _expand(kernel_size, rank)
+        step, pad = _expand(stride, rank, kernel), _expand(padding, rank)
+        floor, ceil = _sizes(x, kernel, step, pad, [1] * rank)
+        sizes = ceil if ceil_mode else floor
+        if sizes == floor and divisor_override is None:
+            return op(x, kernel, step, pad, False, count_include_pad)
+        extents = x.shape[-rank:]
+        widths = []  # F.pad takes the last dimension first
+        for n, k, s, p, out in reversed(list(zip(extents, kernel, step, pad, sizes, strict=True))):
+            widths += [p, max((out - 1) * s + k - n - p, 0)]
+        padded = F.pad(x, widths)
+        window = math.prod(kernel)
+        sums = op(padded, kernel, step, [0] * rank, False, True) * window
+        windows = sums
+        for dim, out in enumerate(sizes):  # the padding may hold a window more than asked
+            windows = windows.narrow(dim - rank, 0, out)
+        divisor = _divisors(extents, kernel, step, pad, sizes, count_include_pad, divisor_override)
+        return windows / divisor.to(windows.dtype)
+
+    return run
+
+
+def _divisors(
+    extents: Sequence[int],
+    kernel: list[int],
+    stride: list[int],
+    padding: list[int],
+    sizes: list[int],
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> torch.Tensor:
+    """ATen's divisor for each output position (`AvgPoolKernel.cpp`), from the shapes."""
+    if divisor_override is not None:
+        return torch.full(sizes, divisor_override, dtype=torch.float64)
+    divisor = torch.ones(sizes, dtype=torch.float64)
+    for dim, (n, k, s, p, out) in enumerate(
+        zip(extents, kernel, stride, padding, sizes, strict=True)
+    ):
+        start = torch.arange(out, dtype=torch.float64) * s - p
+        end = torch.clamp(start + k, max=n + p)
+        if not count_include_pad:
+            start, end = torch.clamp(start, min=0), torch.clamp(end, max=n)
+        shape = [1] * len(sizes)
+        shape[dim] = out
+        divisor = divisor * (end - start).reshape(shape)
+    return divisor
+
+
+POOLING: dict[Any, Callable[..., Any]] = {
+    aten.max_pool2d_with_indices.default: _max_pool(aten.max_pool2d_with_indices.default, 2),
+    aten.max_pool3d_with_indices.default: _max_pool(aten.max_pool3d_with_indices.default, 3),
+    aten.avg_pool2d.default: _avg_pool(aten.avg_pool2d.default, 2),
+    aten.avg_pool3d.default: _avg_pool(aten.avg_pool3d.default, 3),
+}

@@ -1,0 +1,92 @@
+"""Max and average pooling match eager over the whole grid of their options: 1-, 2- and 3-d,
+kernel, stride, padding, dilation, ceil mode (with and without an extra window),
+`count_include_pad` and `divisor_override`, on inputs holding NaN and infinities.  Each rank's
+grid is one module (one compile), every configuration one of its outputs."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+import torch
+import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+
+from shlo.api import compile_torch
+
+MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
+AVG = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
+SIZE = {1: 13, 2: 9, 3: 7}  # odd sizes, so that ceil mode adds a window for stride 2 and 3
+
+
+def _grid(rank: int) -> list[tuple[str, Callable[[torch.Tensor], torch.Tensor]]]:
+    """(name, pooling) for every option set valid on a `SIZE[rank]`-wide input."""
+    chosen = []
+    options = itertools.product((2, 3), (1, 2, 3), (0, 1), (False, True))
+    for kernel, stride, padding, ceil in options:
+        if 2 * padding > kernel:
+            continue  # ATen refuses padding over half the kernel
+        common = {"kernel_size": kernel, "stride": stride, "padding": padding, "ceil_mode": ceil}
+        name = f"k{kernel}s{stride}p{padding}c{ceil:d}"
+        for dilation in (1, 2):
+            chosen.append((f"max {name}d{dilation}", _call(MAX[rank], common, dilation=dilation)))
+        for include, override in ((True, None), (False, None), (True, 3)):
+            averaging: dict = {"count_include_pad": include}
+            if override is not None:
+                if rank == 1:
+                    continue  # avg_pool1d has no divisor_override
+                averaging["divisor_override"] = override
+            pool = _call(AVG[rank], common, **averaging)
+            chosen.append((f"avg {name}i{include:d}o{override}", pool))
+    return chosen
+
+
+def _call(pool: Callable, common: dict, **options: object) -> Callable:
+    return lambda x: pool(x, **common, **options)
+
+
+class Grid(torch.nn.Module):
+    def __init__(self, rank: int) -> None:
+        super().__init__()
+        self.pools = [pool for _, pool in _grid(rank)]
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        return tuple(pool(x) for pool in self.pools)
+
+
+def _input(rank: int) -> torch.Tensor:
+    torch.manual_seed(rank)
+    x = torch.randn(2, 3, *[SIZE[rank]] * rank)
+    flat = x.view(-1)
+    flat[torch.randperm(flat.numel())[:6]] = torch.tensor(
+        [float("nan"), float("inf"), -float("inf"), -float("inf"), -0.0, 3e38]
+    )
+    return x
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_pooling_grid_matches_eager(rank: int) -> None:
+    x = _input(rank)
+    model = Grid(rank)
+    compiled = compile_torch(model, (x,))
+    names = [name for name, _ in _grid(rank)]
+    wrong = []
+    for name, got, want in zip(names, compiled(x), model(x), strict=True):
+        if got.shape != want.shape or not torch.allclose(got, want, 1e-5, 1e-6, equal_nan=True):
+            wrong.append(name)
+    assert not wrong, f"{len(wrong)} of {len(names)} pooling configurations differ: {wrong}"
+
+
+@pytest.mark.parametrize(
+    "module, shape",
+    [
+        (torch.nn.MaxPool2d(2, 2, ceil_mode=True), (1, 4, 15, 15)),
+        (torch.nn.MaxPool2d(3, 2, padding=1, ceil_mode=True), (1, 4, 20, 20)),
+        (torch.nn.AvgPool2d(3, 2, ceil_mode=True, count_include_pad=False), (1, 4, 16, 16)),
+    ],
+)
+def test_the_reported_pooling_cases(module: torch.nn.Module, shape: tuple) -> None:
+    """SqueezeNet's and GoogLeNet's pooling, as reported: silently wrong, or refused inside
+    torch-mlir."""
+    x = torch.randn(shape)
+    torch.testing.assert_close(compile_torch(module, (x,))(x), module(x))

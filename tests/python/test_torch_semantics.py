@@ -1,0 +1,99 @@
+"""What PyTorch defines and StableHLO's IEEE compares or f64 division say otherwise, held to
+eager over special values in every dtype: NaN's place in sorts and in reductions that pick an
+element, the unsigned order, and integer division beyond 2**53."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from shlo.api import compile_torch
+
+FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+INTEGERS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+
+
+class Ordering(torch.nn.Module):
+    """Every op that orders or picks elements, along each dimension of a matrix."""
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        outputs = []
+        for dim in (0, 1):
+            outputs += [
+                torch.sort(x, dim),
+                torch.sort(x, dim, descending=True),
+                torch.argsort(x, dim=dim, stable=True),
+                torch.max(x, dim),
+                torch.min(x, dim),
+                torch.argmax(x, dim),
+                torch.argmin(x, dim),
+                torch.amax(x, dim),
+                torch.amin(x, dim),
+            ]
+        return (*outputs, torch.msort(x), x.max(), x.min(), torch.maximum(x, x.roll(1, 0)))
+
+
+def _specials(dtype: torch.dtype) -> torch.Tensor:
+    """A 6x7 matrix of `dtype` holding its special values, ties and ordinary values, with rows
+    of only NaN, of NaN and infinities, and of NaN beside the extremes."""
+    if dtype.is_floating_point:
+        info = torch.finfo(dtype)
+        nan, inf = float("nan"), float("inf")
+        rows = [
+            [1.0, nan, 3.0, -1.0, nan, 0.0, -0.0],
+            [nan, nan, nan, nan, nan, nan, nan],
+            [-inf, inf, nan, -inf, inf, 2.0, 2.0],
+            [info.max, -info.max, info.tiny, nan, -info.tiny, info.max, 0.5],
+            [0.5, 0.25, 0.5, -0.0, 0.0, 0.25, 1.0],
+            [2.0, 1.0, -3.0, 1.0, 2.0, -3.0, nan],
+        ]
+    else:
+        info = torch.iinfo(dtype)
+        low, high = info.min, info.max
+        rows = [
+            [low, high, 0, 1, high, low, 2],
+            [high, high - 1, 127 if high > 127 else 1, 128 if high > 128 else 0, 3, 3, 0],
+            [1, 1, 1, 1, 1, 1, 1],
+            [0, low, high, 5, low, 6, high],
+            [200 if high >= 200 else 20, 100, 255 if high >= 255 else 25, 3, 2, 1, 0],
+            [low + 1, high - 2, 4, 4, low, 9, 8],
+        ]
+    return torch.tensor(rows, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS, ids=str)
+def test_ordering_with_special_values_matches_eager(dtype: torch.dtype) -> None:
+    x = _specials(dtype)
+    model = Ordering()
+    got, want = compile_torch(model, (x,))(x), model(x)
+    torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+
+
+class Division(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple:
+        return (
+            a // b,
+            torch.div(a, b, rounding_mode="floor"),
+            torch.div(a, b, rounding_mode="trunc"),
+            a % b,
+            torch.fmod(a, b),
+            a // 7,
+            a < b,
+            a >= b,
+            torch.maximum(a, b),
+        )
+
+
+@pytest.mark.parametrize("dtype", INTEGERS, ids=str)
+def test_integer_division_and_order_are_exact(dtype: torch.dtype) -> None:
+    """Quotients of every sign, and beyond 2**53 for int64, where f64 is off by thousands."""
+    info = torch.iinfo(dtype)
+    a = torch.tensor(
+        [info.max, info.min + 1, info.max - 3, 7, -7 if info.min else 7, 0, info.max // 3, 2**7 - 1]
+    ).to(dtype)
+    b = torch.tensor([3, 7, -2 if info.min else 2, -3 if info.min else 3, 2, 5, 10, 1]).to(dtype)
+    if dtype == torch.int64:
+        a[:3] = torch.tensor([2**62 + 12345, -(2**60) - 7, 2**53 + 1])
+    model = Division()
+    got, want = compile_torch(model, (a, b))(a, b), model(a, b)
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
