@@ -1,0 +1,209 @@
+"""PyTorch's own OpInfo and ModuleInfo databases as a conformance target for `compile_torch`.
+
+Every sample of every op (`op_db`) and module (`module_db`) in the chosen dtypes is compiled
+and run, and compared with eager: structure, dtype, shape, values (NaN and infinity positions
+exact, integers exact, tolerances by dtype).  `--special-values` puts NaN, infinities, -0.0,
+the extremes and subnormals into float inputs and the integer extremes into integer ones.
+Samples that eager or torch.export cannot run are counted apart (`eager_error`,
+`export_error`); random ops (eager changes with the seed) are checked for dtype and shape only
+(`random`).  The rate is pass / the rest.  Each (entry, dtype) runs in a worker process, so a
+crash or a timeout loses only that case.
+
+  tools/torch_sweep.py --dtypes float32 --json sweep.json        # every op in float32
+  tools/torch_sweep.py --modules --special-values --filter Pool   # pooling modules
+  tools/torch_sweep.py --compare old.json --json new.json         # what changed
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import torch_sweep_cases as cases
+from tqdm import tqdm
+
+NOT_COUNTED = ("eager_error", "export_error", "random")
+
+
+def _work(connection: Connection, target: str, special: bool) -> None:
+    """A worker's loop: (key, dtype, only) in, the verdicts of that case's samples out."""
+    while True:
+        try:
+            key, dtype, only = connection.recv()
+        except EOFError:  # the sweep is over
+            return
+        calls = cases.samples(key, cases.DTYPES[dtype])
+        numbered = [(i, c) for i, c in enumerate(calls) if only is None or i in only]
+        if special:
+            numbered = [(i, cases.with_special_values(c, i)) for i, c in numbered]
+        verdicts = cases.judge_all([c for _, c in numbered], target)
+        connection.send([{"sample": i, **v} for (i, _), v in zip(numbered, verdicts, strict=True)])
+
+
+class Worker:
+    """A worker process that is started again after a crash or a timeout."""
+
+    def __init__(self, target: str, special: bool) -> None:
+        self.args = (target, special)
+        self._start()
+
+    def _start(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=_work, args=(theirs, *self.args), daemon=True)
+        self.process.start()
+
+    def run(self, key: str, dtype: str, only: list[int] | None, timeout: float) -> list[dict]:
+        self.connection.send((key, dtype, only))
+        status = "timeout"
+        try:
+            if self.connection.poll(timeout):
+                return self.connection.recv()
+        except (EOFError, ConnectionError):
+            status = "crash"
+        if self.process.is_alive():
+            self.process.kill()
+        elif status == "timeout":
+            status = "crash"
+        self.process.join()
+        code = self.process.exitcode
+        self._start()
+        return [{"sample": None, "status": status, "detail": f"worker exit code {code}"}]
+
+
+def _cases(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every (entry, dtype) chosen, in a fixed order, every `--slice`-th of them."""
+    pattern = re.compile(args.filter or "")
+    kinds = ("module:",) if args.modules else ("op:",)
+    chosen = []
+    for key in sorted(cases.entries()):
+        if key.startswith(kinds) and pattern.search(key):
+            chosen += [(key, d) for d in args.dtypes if d in cases.supported_dtypes(key)]
+    return chosen[:: args.slice]
+
+
+def _run(args: argparse.Namespace, todo: list[tuple[str, str]]) -> list[dict]:
+    """Run the cases on `--jobs` workers; a case whose worker died is run sample by sample."""
+    from concurrent.futures import ThreadPoolExecutor
+    from queue import Queue
+
+    workers: Queue[Worker] = Queue()
+    for _ in range(args.jobs):
+        workers.put(Worker(args.target, args.special_values))
+
+    def one(case: tuple[str, str]) -> list[dict]:
+        worker = workers.get()
+        try:
+            return list(_attempts(worker, *case, args.timeout))
+        finally:
+            workers.put(worker)
+
+    results = []
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for case, verdicts in zip(todo, pool.map(one, todo), strict=True):
+            results += [{"entry": case[0], "dtype": case[1], **v} for v in verdicts]
+            if args.progress:
+                args.progress.update()
+    return results
+
+
+def _attempts(worker: Worker, key: str, dtype: str, timeout: float) -> Iterator[dict]:
+    """The case's verdicts; after a crash, each sample alone, to pin it to its samples (a
+    timeout is not retried sample by sample: it would cost a timeout a sample)."""
+    verdicts = worker.run(key, dtype, None, timeout)
+    count = len(cases.samples(key, cases.DTYPES[dtype]))
+    if verdicts[0]["sample"] is not None:
+        yield from verdicts
+    elif verdicts[0]["status"] == "timeout":
+        yield from ({**verdicts[0], "sample": index} for index in range(count))
+    else:
+        for index in range(count):
+            (alone,) = worker.run(key, dtype, [index], timeout)
+            yield {**alone, "sample": index}
+
+
+def summary(results: list[dict]) -> tuple[str, float]:
+    """The one-line count by status and the pass rate over the counted samples."""
+    counts = Counter(r["status"] for r in results)
+    counted = len(results) - sum(counts[s] for s in NOT_COUNTED)
+    rate = counts["pass"] / counted if counted else 0.0
+    parts = ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
+    return f"{len(results)} samples: {parts} => {rate:.1%} of {counted} counted", rate
+
+
+def _by_entry(results: list[dict]) -> list[str]:
+    """A line for each entry with a sample that neither passed nor is counted apart."""
+    failing: dict[str, Counter] = {}
+    for r in results:
+        if r["status"] not in ("pass", *NOT_COUNTED):
+            failing.setdefault(f"{r['entry']} {r['dtype']}", Counter())[r["status"]] += 1
+    lines = []
+    for name, counts in sorted(failing.items()):
+        first = next(
+            r.get("detail", "")
+            for r in results
+            if f"{r['entry']} {r['dtype']}" == name and r["status"] in counts
+        )
+        lines.append(f"  {name}: {dict(counts)}: {first[:160]}")
+    return lines
+
+
+def _compare(old: Path, results: list[dict]) -> list[str]:
+    def keyed(rows: list[dict]) -> dict[tuple, str]:
+        return {(r["entry"], r["dtype"], r["sample"]): r["status"] for r in rows}
+
+    before, after = keyed(json.loads(old.read_text())["results"]), keyed(results)
+    return [
+        f"  {' '.join(map(str, k))}: {before[k]} -> {after[k]}"
+        for k in sorted(before.keys() & after.keys(), key=str)
+        if before[k] != after[k]
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modules", action="store_true", help="ModuleInfo instead of OpInfo")
+    parser.add_argument("--filter", help="a regular expression the entry's key must match")
+    parser.add_argument("--dtypes", default="float32", type=lambda s: s.split(","))
+    parser.add_argument("--special-values", action="store_true")
+    parser.add_argument("--target", default="llvm-cpu", choices=("llvm-cpu", "vulkan"))
+    parser.add_argument("--slice", type=int, default=1, help="every N-th (entry, dtype)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds a case may take")
+    parser.add_argument("--json", type=Path, help="write every sample's verdict here")
+    parser.add_argument("--compare", type=Path, help="list changes against an earlier --json")
+    parser.add_argument("--floor", type=float, help="fail below this pass rate (0-1)")
+    parser.add_argument("-q", "--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    if unknown := set(args.dtypes) - set(cases.DTYPES):
+        parser.error(f"unknown dtypes {sorted(unknown)}; known: {', '.join(cases.DTYPES)}")
+    todo = _cases(args)
+    started = time.monotonic()
+    args.progress = None if args.quiet else tqdm(total=len(todo), file=sys.stderr)
+    results = _run(args, todo)
+    line, rate = summary(results)
+    if not args.quiet:
+        print("\n".join(_by_entry(results)))
+    if args.compare:
+        print("\n".join(_compare(args.compare, results)) or "no changes")
+    if args.json:
+        config = {k: v for k, v in vars(args).items() if k not in ("progress", "json", "compare")}
+        report = {"config": {k: str(v) for k, v in config.items()}, "results": results}
+        args.json.write_text(json.dumps(report, indent=1))
+    kind = "ModuleInfo" if args.modules else "OpInfo"
+    print(f"{kind} sweep ({len(todo)} cases, {time.monotonic() - started:.0f} s): {line}")
+    mismatches = sum(r["status"] == "mismatch" for r in results)
+    failed = mismatches or (args.floor is not None and rate < args.floor)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
