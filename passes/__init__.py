@@ -6,6 +6,7 @@ and a test checks that the modules register exactly these names.
 """
 
 PASS_MODULES: dict[str, str] = {
+    "chlo-pre-serialization-pipeline": "chlo_pre_serialization_pipeline",
     "interpreter-instrument-with-probe": "instrument_with_probe",
     "shlo-accumulate-in-f32": "accumulate_in_f32",
     "shlo-annotate-broadcasts": "annotate_broadcasts",
@@ -31,4 +32,5 @@ PASS_MODULES: dict[str, str] = {
     "shlo-strip-data": "strip_data",
     "shlo-torch-nan-order": "torch_nan_order",
     "shlo-verify-flat": "flatten",
+    "stablehlo-deserialize": "stablehlo_deserialize",
 }

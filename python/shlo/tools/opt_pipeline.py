@@ -13,15 +13,17 @@ from typing import BinaryIO
 
 from shlo.errors import ShloError, UsageError
 from shlo.ir.check_dialect import has_check_ops, to_generic
-from shlo.ir.diagnostics import format_all
+from shlo.ir.diagnostics import Diagnostic, format_all
 from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_source
 from shlo.ir.source import Source
-from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, get_world
+from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
 from shlo.pipeline.planner import UnknownPass, plan
 from shlo.pipeline.python_registry import python_pass
 from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
 
+_NOT_ONE_OP = "source must contain a single top-level operation"  # parse_source's first try
+_NOT_TEXT = "MLIR reported an error while parsing, and its message is not text"
 _REPRODUCER_RESOURCE = "ignoring unknown external resources for 'mlir_reproducer'"
 
 
@@ -145,7 +147,7 @@ class OptPipeline:
         for name in order:
             world = get_world(name)
             try:
-                return parse_source(world, contexts.get(world), chunk)
+                return _parse_keeping_errors(world, contexts, chunk)
             except world.ir.MLIRError as error:
                 errors.append(error)
                 if "not found for custom op" not in str(error) and "Dialect `" not in str(error):
@@ -177,6 +179,50 @@ class OptPipeline:
             f"{self.prog}: pipeline segment [{failure.segment.source}] failed; "
             f"reproducer: {path}\n{self.prog}: rerun with: {command}\n"
         )
+
+
+def _parse_keeping_errors(world: World, contexts: Contexts, chunk: Source) -> IRModule:
+    """`parse_source`, but errors MLIR emits during a parse that still succeeds reach the sink.
+
+    The bindings capture a parse's errors and drop them when the parse succeeds, yet some
+    verifiers report and go on (VHLO's `dict_v1` with a non-VHLO key): mlir-opt prints such an
+    error, and --verify-diagnostics expects it.  With `emit_error_diagnostics` the errors go to
+    the context's handlers instead, but a failed parse's `MLIRError` then carries none, so a
+    failure is parsed again the usual way.  If that parse succeeds, the first failed only on
+    `parse_source`'s own first try (a chunk of several ops, parsed as one op, then wrapped in a
+    module), and its errors but that one stand.  A chunk of one op is parsed twice (alone, then
+    wrapped), so repeats are dropped.  (Hence a diagnostic repeated verbatim at one place is
+    reported once.)
+    """
+    context = contexts.get(world)
+    sink = contexts.sink.diagnostics
+    mark = len(sink)
+    emitted: list[Diagnostic] = []
+
+    def keep(diag: object) -> bool:
+        try:
+            emitted.append(Diagnostic.from_binding(diag))
+        except RuntimeError as error:  # a message that is not UTF-8
+            if "str_from_cstr_and_size" not in str(error):
+                raise
+            emitted.append(Diagnostic("error", _NOT_TEXT, UNNAMED))
+        return True
+
+    handler = context.attach_diagnostic_handler(keep)  # runs before the sink's
+    context.emit_error_diagnostics = True
+    try:
+        module = parse_source(world, context, chunk)
+    except world.ir.MLIRError:
+        module = None
+    finally:
+        context.emit_error_diagnostics = False
+        handler.detach()
+    if module is None:
+        module = parse_source(world, context, chunk)  # raises the failure with its diagnostics
+        emitted = [d for d in emitted if _NOT_ONE_OP not in d.message]
+    seen = sink[mark:]  # what the second parse of a failure reported itself (warnings)
+    sink.extend(d for i, d in enumerate(emitted) if d not in emitted[:i] and d not in seen)
+    return module
 
 
 def _plan_from_args(
