@@ -19,6 +19,11 @@
 // SPELL: func.func @main
 // SWITCH: shlo-opt: --verify-diagnostics=perhaps: expected true or false
 
+// An integer option's bad value is one line in LLVM's words, exit 1 (not argparse's usage).
+// RUN: not shlo-opt %s --mlir-elide-elementsattrs-if-larger=abc 2>&1 | filecheck %s --check-prefix=UINT
+// UINT: shlo-opt: for the --mlir-elide-elementsattrs-if-larger option: 'abc' value invalid for uint argument!
+// UINT-NOT: usage
+
 // An empty split marker would drop all input; empty pipeline elements are refused too.
 // RUN: not shlo-opt %s --split-input-file= 2>&1 | filecheck %s --check-prefix=MARKER
 // RUN: not shlo-opt %s --pass-pipeline='builtin.module(,,)' 2>&1 | filecheck %s --check-prefix=EMPTY

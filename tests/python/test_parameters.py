@@ -174,7 +174,8 @@ def test_llvm_cpu_archives_come_with_their_weights_packed(tmp_path: Path) -> Non
     )
     index = iree_runtime.ParameterIndex()
     index.load(str(packed))
-    assert [key for key, _ in index.items()] == ["parameter0"]
+    # The weights, and the record of the archive they were packed from (issue 34).
+    assert [key for key, _ in index.items()] == ["parameter0", "__shlo_made_from"]
     packed.rename(tmp_path / "elsewhere.irpa")
     with pytest.raises(RunError, match="w.encoded.irpa, which its compile wrote beside .*w.irpa"):
         LoadedModule(compiled.compiled.vmfb, "local-task", archive)

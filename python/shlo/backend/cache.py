@@ -4,8 +4,10 @@ A `torch.compile` graph or a model compiled again (in this process or the next) 
 iree-compile.  The key is a SHA-256 of the module's bytecode, the iree-compile flags, the
 compiler's version and, for `target-cpu=host`, the host CPU; any change compiles anew.
 Location: `shlo.settings.cache_dir()`; entries are written atomically (a crash never leaves a
-truncated `.vmfb` behind).  The folder holds at most `$SHLO_CACHE_MAX_MB` megabytes (default
-`MAX_MEGABYTES`) of `.vmfb`s: the least recently used go first.
+truncated `.vmfb` behind) and sealed with the SHA-256 of their bytes (`_SEAL`): an entry damaged
+since (a full disk, a stray write) is removed and compiled anew, with one line naming it, rather
+than failing to load at every call.  The folder holds at most `$SHLO_CACHE_MAX_MB` megabytes
+(default `MAX_MEGABYTES`) of `.vmfb`s: the least recently used go first.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
@@ -23,6 +26,7 @@ from shlo.ir.output import OutputError, atomic_path
 from shlo.settings import cache_dir
 
 _IN_MEMORY = 16  # entries
+_SEAL = b"\nshlo-cache-sha256:"  # then the hex digest of the .vmfb before it
 MAX_MEGABYTES = 1024
 
 
@@ -56,7 +60,7 @@ def _host_cpu() -> str:
 
 def key(module_bytecode: bytes, flags: list[str]) -> str:
     digest = hashlib.sha256()
-    digest.update(f"shlo-cache-1\0iree {version('iree-base-compiler')}\0".encode())
+    digest.update(f"shlo-cache-2\0iree {version('iree-base-compiler')}\0".encode())
     digest.update("\0".join(flags).encode())
     if any(flag.endswith("target-cpu=host") for flag in flags):
         digest.update(_host_cpu().encode())
@@ -72,8 +76,15 @@ def lookup(entry: str) -> bytes | None:
         _touch(path)
         return _memory[entry]
     try:
-        vmfb = path.read_bytes()
+        vmfb = _unsealed(path.read_bytes())
     except OSError:
+        vmfb = None
+    except ValueError as damage:
+        print(f"shlo: the cached compile {path} is damaged ({damage}); removed it, compiling "
+              "anew", file=sys.stderr)  # fmt: skip
+        path.unlink(missing_ok=True)
+        vmfb = None
+    if vmfb is None:
         STATS.misses += 1
         return None
     _touch(path)
@@ -89,10 +100,24 @@ def store(entry: str, vmfb: bytes) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with atomic_path(folder / f"{entry}.vmfb") as scratch:
-            scratch.write_bytes(vmfb)
+            scratch.write_bytes(_sealed(vmfb))
         _shrink(folder, max_bytes())
     except (OSError, OutputError):
         return
+
+
+def _sealed(vmfb: bytes) -> bytes:
+    return vmfb + _SEAL + hashlib.sha256(vmfb).hexdigest().encode()
+
+
+def _unsealed(data: bytes) -> bytes:
+    """The `.vmfb` of a cache file, after checking its seal (ValueError: damaged)."""
+    vmfb, seal, recorded = data.rpartition(_SEAL)
+    if not seal:
+        raise ValueError("no checksum: truncated, or not written by this shlo")
+    if hashlib.sha256(vmfb).hexdigest().encode() != recorded:
+        raise ValueError("its checksum differs")
+    return vmfb
 
 
 def _touch(path: Path) -> None:

@@ -9,7 +9,10 @@
 The function takes the parameters as arguments (torch_xla's calling convention), so weights stay
 out of the IR.  Loading binds them back as constants before compiling, so a loaded bundle runs
 as fast as a model compiled directly.  Loading trusts nothing: JSON only, `allow_pickle=False`,
-names that would leave the directory are rejected, shapes and dtypes are checked.
+names that would leave the directory are rejected, only regular files inside the bundle are
+read (a symlink out of it, or a FIFO, is refused), `.npy` headers are checked against the file
+before anything is allocated, shapes and dtypes are checked, and bytecode is first parsed in a
+child process (`bytecode_guard`), where a crash of MLIR's reader cannot end the caller's.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
 from shlo.errors import ShloError
 from shlo.frontend.torch_import import import_model
+from shlo.ir.bytecode_guard import check_bytecode
 from shlo.ir.edit import erase_arguments, functions
 from shlo.ir.element_types import DTYPES, as_saved
 from shlo.ir.module import IRModule, from_bytecode, parse_source
@@ -38,8 +42,10 @@ from shlo.ir.source import Source
 from shlo.ir.stablehlo import WORLD, stablehlo_version
 from shlo.ir.worlds import ContextPolicy
 from shlo.pipeline.run import flatten, run_pipeline
+from shlo.runtime.compiled_model import check_call
 from shlo.runtime.loaded import LoadedModule
 from shlo.runtime.tensors import to_numpy, to_torch
+from shlo.runtime.untrusted import UntrustedFileError, open_regular, read_bytes, read_npy
 
 INPUT_ARG, PARAMETER, CONSTANT = "input_arg", "parameter", "constant"
 _TYPE = re.compile(r"tensor<((?:[0-9?]+x)*)([a-z]\w*)>")
@@ -173,7 +179,7 @@ def read_meta(directory: str | Path, name: str = "forward") -> FunctionMeta:
     _check_name(f"{name}.meta", "functions")
     path = Path(directory) / "functions" / f"{name}.meta"
     try:
-        raw = json.loads(path.read_text())
+        raw = json.loads(_read(path, directory))
         meta = FunctionMeta(
             name=str(raw["name"]),
             stablehlo_version=str(raw["stablehlo_version"]),
@@ -211,15 +217,34 @@ def _location(raw: dict) -> InputLocation:
     return location
 
 
-def load_array(
-    path: Path, signature: VariableSignature, mmap_mode: str | None = None
-) -> np.ndarray:
-    """The `.npy` at `path`, checked against the signature the function gives it (`mmap_mode`
-    "r" checks it without reading the data)."""
+def _read(path: Path, root: str | Path) -> bytes:
+    """A bundle file's bytes: a regular file inside the bundle, or a BundleError."""
     try:
-        array = np.load(path, mmap_mode=mmap_mode, allow_pickle=False)
-    except (OSError, ValueError) as error:
-        raise BundleError(f"{path}: cannot read as .npy ({error})") from None
+        return read_bytes(path, inside=root)
+    except UntrustedFileError as error:
+        raise BundleError(str(error)) from None
+    except OSError as error:
+        raise BundleError(f"{path}: {error.strerror}") from None
+
+
+def load_array(
+    path: Path,
+    signature: VariableSignature,
+    mmap_mode: str | None = None,
+    inside: str | Path | None = None,
+) -> np.ndarray:
+    """The `.npy` at `path` (a regular file, in the folder `inside` when given), checked
+    against the signature the function gives it (`mmap_mode` "r" checks it without reading
+    the data)."""
+    try:
+        with open_regular(path, inside) as stream:
+            array = read_npy(stream, str(path), mmap=mmap_mode is not None)
+    except UntrustedFileError as error:
+        raise BundleError(str(error)) from None
+    except EOFError:
+        raise BundleError(f"{path}: empty, not an .npy array") from None
+    except OSError as error:
+        raise BundleError(f"{path}: cannot read as .npy ({error.strerror})") from None
     array = as_saved(array, signature.dtype)
     if differs := mismatch(array, signature):
         raise BundleError(f"{path}: {differs}")
@@ -242,12 +267,13 @@ def read_module(root: Path, name: str) -> IRModule:
     context = WORLD.make_context(ContextPolicy())
     try:
         if bytecode.is_file():
-            data = bytecode.read_bytes()
+            data = _read(bytecode, root)
+            check_bytecode(data, str(bytecode))
             try:
                 return deserialize(data)
             except (PortableError, ValueError, WORLD.ir.MLIRError):
                 return from_bytecode(WORLD, context, data)
-        return parse_source(WORLD, context, Source(str(text), text.read_bytes(), is_file=True))
+        return parse_source(WORLD, context, Source(str(text), _read(text, root), is_file=True))
     except OSError as error:
         raise BundleError(f"{text}: {error.strerror}") from None
     except WORLD.ir.MLIRError as error:
@@ -288,16 +314,23 @@ def load_module(directory: str | Path, name: str = "forward") -> tuple[IRModule,
         zip(meta.input_locations, meta.input_signature, strict=True)
     ):
         if location.type_ != INPUT_ARG:
-            values[index] = load_array(value_file(root, location), signature)
+            values[index] = load_array(value_file(root, location), signature, inside=root)
     _bind(module, "main", values)
     return untupled(module), meta
 
 
 def value_file(root: Path, location: InputLocation) -> Path:
-    """Where a parameter's or a constant's value is saved."""
+    """Where a parameter's or a constant's value is saved: a regular file inside the bundle
+    (checked here for callers that hand the path on)."""
     if location.type_ == PARAMETER:
-        return root / "data" / location.name
-    return root / "constants" / str(location.position)
+        path = root / "data" / location.name
+    else:
+        path = root / "constants" / str(location.position)
+    try:
+        open_regular(path, inside=root).close()
+    except UntrustedFileError as error:
+        raise BundleError(str(error)) from None
+    return path
 
 
 def untupled(module: IRModule) -> IRModule:
@@ -328,6 +361,7 @@ class Bundle:
         if self.in_spec is not None and spec != self.in_spec:
             leaves, spec = pytree.tree_flatten(tuple(args))  # torch_xla may record args alone
             if spec != self.in_spec:
+                check_call(self.in_spec, args, kwargs)  # a count, not two tree specs, if it is one
                 raise BundleError(f"inputs do not match the bundle's structure {self.in_spec}")
         if max(self.positions, default=-1) >= len(leaves):
             raise BundleError(

@@ -1,12 +1,28 @@
-"""Atomic output files: a failed run never leaves a half-written or clobbered `-o` file."""
+"""Every file shlo writes goes through here, so that a failed run never leaves a half-written
+or clobbered output, and an output is written where the user's path leads.
+
+Where the path leads (`resolve`):
+  - a regular file, or none yet: a scratch file beside it, renamed over it on success (atomic;
+    on failure or Ctrl-C the old contents stay and the scratch file goes);
+  - a symlink: followed to its target, which is replaced as above; the link stays a link (a
+    rename over the link itself would leave the file it points at with its old contents);
+  - `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`: the descriptor this process already has
+    open, written in place (reopening it would truncate a `>>` file, and a rename over the
+    file the shell opened would write to a file nobody reads);
+  - a character device, a FIFO: written in place (renaming over it would replace the device).
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -16,6 +32,49 @@ from shlo.errors import ShloError
 
 class OutputError(ShloError, RuntimeError):
     """An output that cannot be written where it was asked for (no such folder, no permission)."""
+
+
+_SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
+_DESCRIPTOR = re.compile(r"/proc/(\d+)(?:/task/\d+)?/fd/(\d+)")
+
+
+@dataclass(frozen=True)
+class Destination:
+    """What writing to a path means: replace `file` atomically, or write in place to an open
+    `descriptor` of this process or to a device or FIFO (`streamed`)."""
+
+    file: Path
+    descriptor: int | None = None
+    streamed: bool = False
+
+
+def resolve(path: str | Path) -> Destination:
+    """Follow `path`'s symlinks to what it names (see the module's docstring)."""
+    current = _normalized(os.path.abspath(path))
+    for _ in range(_SYMLINK_HOPS):
+        found = _DESCRIPTOR.fullmatch(current)
+        if found and int(found.group(1)) == os.getpid():
+            return Destination(Path(path), int(found.group(2)), streamed=True)
+        try:
+            status = os.lstat(current)
+        except FileNotFoundError:
+            return Destination(Path(current))
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror}") from None
+        if stat.S_ISLNK(status.st_mode):
+            current = _normalized(os.path.join(os.path.dirname(current), os.readlink(current)))
+        elif stat.S_ISDIR(status.st_mode):
+            raise OutputError(f"cannot write {path}: it is a folder")
+        else:
+            return Destination(Path(current), streamed=not stat.S_ISREG(status.st_mode))
+    raise OutputError(f"cannot write {path}: too many levels of symbolic links")
+
+
+def _normalized(path: str) -> str:
+    """`path` with its folder's symlinks resolved (`..` after a symlink means the real
+    parent) and its last component as it is."""
+    folder, name = os.path.split(path)
+    return os.path.join(os.path.realpath(folder or "."), name)
 
 
 def _scratch_beside(target: Path) -> tuple[int, Path]:
@@ -30,54 +89,81 @@ def _scratch_beside(target: Path) -> tuple[int, Path]:
     return fd, Path(name)
 
 
+def _publish(scratch: Path, target: Path) -> None:
+    """Put the finished `scratch` in `target`'s place, with `target`'s mode."""
+    scratch.chmod(_final_mode(target))
+    try:
+        os.replace(scratch, target)
+    except OSError as error:
+        raise OutputError(f"cannot write {target}: {error.strerror}") from None
+
+
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A scratch path beside `path` for a tool that writes files by name: renamed over `path`
-    when the block ends normally, removed when it raises."""
-    target = Path(path)
-    fd, scratch = _scratch_beside(target)
+    """A scratch path for a tool that writes a file by name: put in `path`'s place (through
+    its symlinks) when the block ends normally, removed when it raises.  A streamed
+    destination gets the finished file's bytes copied to it."""
+    destination = resolve(path)
+    if destination.streamed:
+        with tempfile.TemporaryDirectory(prefix="shlo-output-") as folder:
+            scratch = Path(folder) / destination.file.name
+            yield scratch
+            with AtomicOutput(str(path)) as out, scratch.open("rb") as finished:
+                shutil.copyfileobj(finished, out.stream)
+                out.commit()
+        return
+    fd, scratch = _scratch_beside(destination.file)
     os.close(fd)
     try:
         yield scratch
-        scratch.chmod(_final_mode(target))
-        os.replace(scratch, target)
+        _publish(scratch, destination.file)
     finally:
         scratch.unlink(missing_ok=True)
 
 
 class AtomicOutput:
-    """Write to a temporary file beside `path`; `commit()` renames it over `path`.
+    """A stream for `path`: `commit()` puts what was written in place.
 
-    Leaving the `with` block without `commit()` (a failure, an exception) deletes the temporary
-    file and leaves any existing `path` as it was.  `-` means standard output, and a path that
-    is not a regular file (`/dev/null`, a pipe) is written directly: renaming over it would
-    replace the device with a file.
+    Leaving the `with` block without `commit()` (a failure, an exception, Ctrl-C) deletes the
+    scratch file and leaves any existing file as it was.  `-` means standard output; streamed
+    destinations (`resolve`) are written directly, and `atomic` is False for them.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._scratch: Path | None = None
+        self._target: Path | None = None
         self._owned = False
         self.stream: BinaryIO = sys.stdout.buffer
+
+    @property
+    def atomic(self) -> bool:
+        """Whether a failure leaves the destination as it was (False: written in place)."""
+        return self._target is not None
 
     def __enter__(self) -> AtomicOutput:
         if self.path == "-":
             return self
-        target = Path(self.path)
-        if target.exists() and not target.is_file():
-            self.stream = open(target, "wb")  # noqa: SIM115 (closed in __exit__)
+        destination = resolve(self.path)
+        if destination.descriptor is not None:
+            self.stream = _reopened(destination.descriptor, self.path)
+        elif destination.streamed:
+            try:
+                self.stream = open(destination.file, "wb")  # noqa: SIM115 (closed in __exit__)
+            except OSError as error:
+                raise OutputError(f"cannot write {self.path}: {error.strerror}") from None
         else:
-            fd, self._scratch = _scratch_beside(target)
+            fd, self._scratch = _scratch_beside(destination.file)
+            self._target = destination.file
             self.stream = os.fdopen(fd, "wb")
         self._owned = True
         return self
 
     def commit(self) -> None:
         self.stream.flush()
-        if self._scratch is not None:
+        if self._scratch is not None and self._target is not None:
             self.stream.close()
-            self._scratch.chmod(_final_mode(Path(self.path)))
-            os.replace(self._scratch, self.path)
+            _publish(self._scratch, self._target)
             self._scratch = None
 
     def __exit__(
@@ -86,10 +172,23 @@ class AtomicOutput:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if self._owned:
-            self.stream.close()
-        if self._scratch is not None:
-            self._scratch.unlink(missing_ok=True)
+        try:
+            if self._owned:
+                self.stream.close()
+        finally:
+            if self._scratch is not None:
+                self._scratch.unlink(missing_ok=True)
+
+
+def _reopened(descriptor: int, path: str) -> BinaryIO:
+    """A stream on a copy of this process's open `descriptor` (`/dev/stdout`): it writes at the
+    descriptor's own offset, in its own mode (`>>` appends), as the shell set it up."""
+    if descriptor in (1, 2):
+        (sys.stdout if descriptor == 1 else sys.stderr).flush()
+    try:
+        return os.fdopen(os.dup(descriptor), "wb")
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror}") from None
 
 
 def _final_mode(target: Path) -> int:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from shlo.runtime.errors import RunError
 from shlo.runtime.loaded import LoadedModule
 from shlo.runtime.tensors import to_numpy, to_torch
 
@@ -59,6 +60,7 @@ class CompiledModel:
             # torch.compile's graphs and most models: CPU tensors in, positionally.
             outputs = self._as_declared(self._invoke([arg.detach().numpy() for arg in args]))
             return self.imported.unflatten_outputs([to_torch(o) for o in outputs])
+        check_call(self.imported.in_spec, args, kwargs)
         arguments = self.imported.flatten_inputs(args, kwargs)
         outputs = self.loaded(self.imported.function, *[to_numpy(a) for a in arguments])
         outputs = self._as_declared(outputs)
@@ -72,6 +74,27 @@ class CompiledModel:
         if not unsigned:
             return outputs
         return [o.view(unsigned[i]) if i in unsigned else o for i, o in enumerate(outputs)]
+
+
+_INT64 = range(-(2**63), 2**63)
+
+
+def check_call(in_spec: Any, args: tuple, kwargs: dict) -> None:
+    """A call's mistakes in the caller's terms, before pytree compares structures (its message
+    prints both tree specs): how many arguments, which keywords, a Python int beyond int64."""
+    if in_spec is not None and in_spec.num_children == 2:
+        positional, keywords = in_spec.child(0), in_spec.child(1)
+        if positional.type is tuple and len(args) != positional.num_children:
+            raise RunError(f"expected {positional.num_children} arguments, got {len(args)}")
+        if keywords.type is dict and sorted(kwargs) != sorted(keywords.context or []):
+            wanted = ", ".join(keywords.context or []) or "none"
+            raise RunError(
+                f"expected keyword arguments {wanted}, got {', '.join(kwargs) or 'none'}"
+            )
+    named = [*(f"argument {i}" for i in range(len(args))), *(f"argument {k!r}" for k in kwargs)]
+    for name, value in zip(named, [*args, *kwargs.values()], strict=True):
+        if isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
+            raise RunError(f"{name}: the Python int {value} does not fit in int64")
 
 
 def _plain_tensor(value: Any) -> bool:

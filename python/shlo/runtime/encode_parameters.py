@@ -10,7 +10,8 @@ IREE ships the runner for that module as the `iree-encode-parameters` tool, whic
 iree-base-runtime wheel does not include; this module follows its protocol (the encoder's
 `indices`, `steps` and `encode` functions, found by their `iree.encode.*` reflection) with the
 runtime's Python API.  The output archive is written beside its destination and renamed into
-place when encoding succeeded.
+place when encoding succeeded; it records the archives it was made from (`archives.MADE_FROM`),
+so that it is never used beside other weights.
 
     python -m shlo.runtime.encode_parameters --module=encoder.vmfb \\
         --parameters=raw=weights.irpa --output=model=packed.irpa
@@ -30,7 +31,7 @@ import numpy as np
 
 from shlo.errors import ShloError
 from shlo.ir.output import atomic_path
-from shlo.runtime.archives import archive_provider
+from shlo.runtime.archives import MADE_FROM, archive_provider, made_from
 from shlo.runtime.bindings import ireert
 
 
@@ -121,13 +122,17 @@ def encode(
     missing = set(wanted) - set(outputs)
     if missing:
         raise EncodeError(f"the encoder writes scope(s) {', '.join(sorted(missing))}: add --output")
+    record = made_from(inputs)
     descriptors: list[int] = []
     try:
         with ExitStack() as scratch:
             targets = []
             for scope, path in outputs.items():
                 partial = scratch.enter_context(atomic_path(path))
-                wanted.get(scope, ireert.ParameterIndex()).create_archive_file(str(partial))
+                index = wanted.get(scope, ireert.ParameterIndex())
+                index.add_buffer(MADE_FROM, np.frombuffer(record.encode(), np.uint8),
+                                 metadata=record)  # fmt: skip
+                index.create_archive_file(str(partial))
                 descriptors.append(os.open(partial, os.O_RDWR))
                 targets.append(_output_provider(descriptors[-1], scope))
             _run(encoder, encoder.context(sources + targets))

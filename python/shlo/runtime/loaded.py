@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from shlo.ir.element_types import DTYPES
-from shlo.runtime.archives import encoded_archive, parameters_module
+from shlo.runtime.archives import encoded_archive, parameters_module, stale_encoding
 from shlo.runtime.bindings import ireert, map_dtype_to_element_type
 from shlo.runtime.errors import RunError
 
@@ -221,6 +221,8 @@ class LoadedModule:
 def _registration_failure(message: str, device: str, parameters: str | Path | None) -> str:
     """Why IREE would not load the module, in the user's terms."""
     if "scopes like 'encoded'" in message and parameters is not None:
+        if stale := stale_encoding(parameters):
+            return stale
         return (
             f"this module reads the packed copies of its weights from {encoded_archive(parameters)}"
             f", which its compile wrote beside {parameters}; that file is missing"

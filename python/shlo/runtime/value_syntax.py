@@ -10,6 +10,8 @@ same syntax, with each float's shortest exact spelling, so it pastes back as an 
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from collections.abc import Sequence
 from typing import BinaryIO
@@ -19,6 +21,7 @@ import numpy as np
 
 from shlo.errors import UsageError
 from shlo.ir.element_types import DTYPES
+from shlo.runtime.untrusted import open_regular, read_npy
 
 ELEMENT_TYPES = {**DTYPES, "bf16": ml_dtypes.bfloat16, "si8": np.int8, "si16": np.int16,
                  "si32": np.int32, "si64": np.int64}  # fmt: skip
@@ -38,12 +41,12 @@ class NpyFiles:
             if not append or path not in self._open:
                 if path in self._open:
                     self._open.pop(path).close()
-                self._open[path] = open(path, "rb")  # noqa: SIM115 (kept open for `+@`)
-            return np.load(self._open[path], allow_pickle=False)
+                self._open[path] = open_regular(path)  # kept open for `+@`
+            return read_npy(self._open[path], path)
         except EOFError:
             raise UsageError(f"{path} holds no more arrays (+@ reads the next one)") from None
-        except (OSError, ValueError) as error:
-            raise UsageError(f"cannot read {path}: {error}") from None
+        except OSError as error:
+            raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
 
     def close(self) -> None:
         for stream in self._open.values():
@@ -62,11 +65,18 @@ def parse_values(texts: Sequence[str]) -> list[np.ndarray]:
 
 
 def save_value(target: str, array: np.ndarray) -> None:
-    """Write `array` to `@x.npy` (replacing the file) or `+@x.npy` (after what it holds)."""
+    """Write `array` to `@x.npy` (replacing the file) or `+@x.npy` (after what it holds),
+    atomically: a failed write leaves the file as it was."""
+    from shlo.ir.output import AtomicOutput
+
     path = target.removeprefix("+").removeprefix("@")
     try:
-        with open(path, "ab" if target.startswith("+@") else "wb") as stream:
-            np.save(stream, array, allow_pickle=False)
+        with AtomicOutput(path) as out:
+            if target.startswith("+@") and out.atomic and os.path.exists(path):
+                with open_regular(path) as earlier:
+                    out.stream.write(earlier.read())
+            np.save(out.stream, array, allow_pickle=False)
+            out.commit()
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}") from None
 
@@ -86,16 +96,39 @@ def parse_value(text: str, files: NpyFiles | None = None) -> np.ndarray:
             "@file.npy or +@file.npy"
         )
     shape, dtype = tuple(int(d) for d in dims.split("x") if d), np.dtype(ELEMENT_TYPES[element])
+    _check_size(shape, dtype, text)
     if not has_values:
         return np.zeros(shape, dtype)
     words = [word for word in _SEPARATORS.split(values) if word]
     elements = [_element(word, dtype, text) for word in words]
-    count = int(np.prod(shape))
+    count = math.prod(shape)
     if len(elements) == 1:
         return np.full(shape, elements[0], dtype)
     if len(elements) != count:
         raise UsageError(f"bad value '{text}': {len(elements)} values for shape {spec}")
     return np.array(elements, dtype).reshape(shape)
+
+
+def memory_bytes() -> int:
+    """This machine's physical memory: no value given on a command line can need more."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 2**63 - 1
+
+
+def _check_size(shape: tuple[int, ...], dtype: np.dtype, text: str) -> None:
+    """Refuse a shape whose array would not fit in memory, before allocating it."""
+    size, limit = math.prod(shape) * dtype.itemsize, memory_bytes()
+    if size > limit:
+        raise UsageError(
+            f"bad value '{_short(text)}': {size:,} bytes, more than this machine's memory "
+            f"({limit:,} bytes)"
+        )
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _element(word: str, dtype: np.dtype, text: str) -> object:

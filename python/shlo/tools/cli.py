@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,7 +80,12 @@ def _read_module(path: str) -> Any:
     from shlo.ir.stablehlo import WORLD
     from shlo.ir.worlds import ContextPolicy
 
-    return parse_or_raise(WORLD, WORLD.make_context(ContextPolicy()), read_source(path))
+    source = read_source(path)
+    if source.is_bytecode:  # MLIR's reader aborts on some damaged files: try it in a child
+        from shlo.ir.bytecode_guard import check_bytecode
+
+        check_bytecode(source.data, source.name)
+    return parse_or_raise(WORLD, WORLD.make_context(ContextPolicy()), source)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -128,12 +133,29 @@ def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
     return loaded, parse_values(args.input)
 
 
+def _isolated(body: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """`body` run in a forked child when shlo runs as a command: IREE can die on a damaged
+    `.vmfb` (`shlo.runtime.isolated`).  Called from Python (`main(argv)`), in this process."""
+
+    def command(args: argparse.Namespace) -> int:
+        if not args.isolate:
+            return body(args)
+        from shlo.runtime.isolated import run_isolated
+        from shlo.tools.reporting import run_reporting
+
+        return run_isolated(lambda: run_reporting(PROG, lambda: body(args)), PROG, args.module)
+
+    return command
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from shlo.runtime.value_syntax import format_value
+    from shlo.tools.json_report import human_output
 
     loaded, inputs = _loaded(args)
     results = loaded(args.function, *inputs)
-    failures = _report_results(results, args.output, args.expected_output)
+    with human_output(args.json):
+        failures = _report_results(results, args.output, args.expected_output)
     if args.json:
         from shlo.tools.json_report import write_json
 
@@ -194,14 +216,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     from shlo.runtime.machine import describe_machine, machine_line
     from shlo.runtime.timing import time_calls
+    from shlo.tools.json_report import human_output
 
+    if args.runs < 1:
+        raise UsageError(f"--runs {args.runs}: expected a number of runs of at least 1")
     loaded, inputs = _loaded(args)
     times = time_calls(lambda: loaded(args.function, *inputs), args.runs)
-    print(
-        f"{args.function} on {args.device}, {args.runs} runs: median "
-        f"{statistics.median(times):.3f} ms, min {min(times):.3f} ms, max {max(times):.3f} ms "
-        f"({machine_line()})"
-    )
+    with human_output(args.json):
+        print(
+            f"{args.function} on {args.device}, {args.runs} runs: median "
+            f"{statistics.median(times):.3f} ms, min {min(times):.3f} ms, "
+            f"max {max(times):.3f} ms ({machine_line()})"
+        )
     if args.json:
         from shlo.tools.json_report import write_json
 
@@ -240,7 +266,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
                     check_one(f"[{i}]", want, got)
                     for i, (got, want) in enumerate(zip(eager_outputs, reference, strict=True))
                 ]
-    print(format_reports(reports, eager))
+    from shlo.tools.json_report import human_output
+
+    with human_output(args.json):
+        print(format_reports(reports, eager))
     ok = all(r.ok for r in reports) and all(c.ok for c in eager or [])
     if args.json:
         from dataclasses import asdict
@@ -343,8 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.set_defaults(run=cmd_compile)
     for name, handler, text in (
-        ("run", cmd_run, "run a function once and print results"),
-        ("bench", cmd_bench, "time a function over many runs"),
+        ("run", _isolated(cmd_run), "run a function once and print results"),
+        ("bench", _isolated(cmd_bench), "time a function over many runs"),
     ):
         sub = commands.add_parser(name, help=text)
         sub.add_argument("module", help="the .vmfb, or a bundle directory")
@@ -397,6 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from shlo.tools.reporting import run_reporting
 
     args = build_parser().parse_args(argv)
+    args.isolate = argv is None  # a command of its own: forking is safe (no threads yet)
     return run_reporting(PROG, lambda: args.run(args))
 
 

@@ -13,7 +13,7 @@ from shlo.errors import UsageError
 TYPE_CHECKING = False  # `typing` costs start-up; `--version` must start like a native tool
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from shlo.ir.source import Source
     from shlo.tools.opt_pipeline import OptPipeline
@@ -52,6 +52,22 @@ _SWITCHES = (
 )
 
 
+def _llvm_integer(flag: str, kind: str) -> Callable[[str], int]:
+    """An argparse type for an LLVM integer option: a bad value is one line in LLVM's words and
+    exit 1 (argparse's own error is its usage text and exit 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value: int | None = int(text, 0)
+        except ValueError:
+            value = None
+        if value is None or (kind == "uint" and value < 0):
+            raise UsageError(f"for the {flag} option: '{text}' value invalid for {kind} argument!")
+        return value
+
+    return parse
+
+
 # Flags that take a value, with their help text and argparse settings.
 _VALUED = (
     (
@@ -66,15 +82,27 @@ _VALUED = (
     (("--output-split-marker",), {"help": "marker between outputs"}),
     (
         ("--mlir-elide-elementsattrs-if-larger",),
-        {"type": int, "metavar": "N", "help": "elide constants with more than N elements"},
+        {
+            "type": _llvm_integer("--mlir-elide-elementsattrs-if-larger", "uint"),
+            "metavar": "N",
+            "help": "elide constants with more than N elements",
+        },
     ),
     (
         ("--mlir-elide-resource-strings-if-larger",),
-        {"type": int, "metavar": "N", "help": "elide resource blobs longer than N characters"},
+        {
+            "type": _llvm_integer("--mlir-elide-resource-strings-if-larger", "uint"),
+            "metavar": "N",
+            "help": "elide resource blobs longer than N characters",
+        },
     ),
     (
         ("--emit-bytecode-version",),
-        {"type": int, "metavar": "N", "help": "with --emit-bytecode: write bytecode version N"},
+        {
+            "type": _llvm_integer("--emit-bytecode-version", "integer"),
+            "metavar": "N",
+            "help": "with --emit-bytecode: write bytecode version N",
+        },
     ),
     (
         ("--mlir-print-ir-before",),
@@ -251,9 +279,9 @@ def _emit(
         status = run_guarded(
             PROG, chunks, step, argv, args.input, split=len(chunks) > 1, isolate=isolate
         )
-        if status == 0 or (status == 1 and args.output == "-"):
+        if status == 0 or (status == 1 and not out.atomic):
             out.commit()
-    if status == 1 and args.output != "-" and os.path.exists(args.output):
+    if status == 1 and out.atomic and os.path.exists(args.output):
         print(f"{PROG}: {args.output} left as it was", file=sys.stderr)
     return status
 

@@ -1,0 +1,377 @@
+"""Every file in and out through one guarded path (issue 34): outputs written through symlinks
+and to open descriptors, companions checked against what they were made from, sizes checked
+before allocating, bundles read only from their own regular files, and user mistakes that
+end in one line and exit 1 instead of "a bug in shlo".
+
+The commands run as users run them, in child processes, so that a hang, a signal or a
+traceback shows as the command's own failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import shutil
+import struct
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import LIT_INPUTS
+
+FIXTURE_BUNDLE = Path(__file__).resolve().parent / "fixtures" / "torch_xla_bundle"
+ADD = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+_TOOLS = {"shlo": "shlo.tools.cli", "shlo-opt": "shlo.tools.opt_main",
+          "shlo-translate": "shlo.tools.translate_main"}  # fmt: skip
+
+
+def run(tool: str, *args: str, memory: int | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """`tool args` as a command (a child process; `memory`: its address-space limit)."""
+
+    def limit() -> None:
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    if "stdout" not in kwargs:
+        kwargs.setdefault("capture_output", True)
+    return subprocess.run(
+        [sys.executable, "-m", _TOOLS[tool], *map(str, args)],
+        text=True, timeout=kwargs.pop("timeout", 120), preexec_fn=limit, **kwargs,
+    )  # fmt: skip
+
+
+def one_line_failure(done: subprocess.CompletedProcess, *words: str) -> str:
+    """The command failed with exit 1 and one line on stderr holding `words`."""
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "a bug in shlo" not in lines[0], lines[0]
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def leftovers(*folders: Path) -> list[str]:
+    """Scratch files an output left behind."""
+    return [p.name for folder in folders for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.fixture(scope="module")
+def add_vmfb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("add")
+    (folder / "add.mlir").write_text(ADD)
+    done = run("shlo", "compile", folder / "add.mlir", "-o", folder / "add.vmfb")
+    assert done.returncode == 0, done.stderr
+    return folder / "add.vmfb"
+
+
+# Outputs: through symlinks to their target, in place to descriptors and devices.
+
+
+@pytest.mark.parametrize("tool", ["shlo-opt", "shlo-translate"])
+def test_an_output_symlink_stays_a_link_and_its_target_is_written(tmp_path, tool) -> None:
+    source, real, link = tmp_path / "x.mlir", tmp_path / "real" / "out.mlir", tmp_path / "l.mlir"
+    source.write_text(ADD)
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link.symlink_to(real)
+    done = run(tool, source, "-o", link)
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert "stablehlo.add" in real.read_text()
+    # A failure leaves the target as it was, and no scratch file beside the link or the target.
+    real.write_text("old\n")
+    done = run(tool, LIT_INPUTS / "malformed.mlir", "-o", link)
+    assert done.returncode == 1
+    assert real.read_text() == "old\n" and link.is_symlink()
+    assert leftovers(tmp_path, real.parent) == []
+
+
+def test_compile_and_json_write_through_symlinks(tmp_path, add_vmfb) -> None:
+    real_vmfb, real_json = tmp_path / "real.vmfb", tmp_path / "real.json"
+    real_vmfb.write_bytes(b"old")
+    real_json.write_text("old")
+    (tmp_path / "m.vmfb").symlink_to(real_vmfb)
+    (tmp_path / "r.json").symlink_to("real.json")  # relative, as `ln -s` makes them
+    (tmp_path / "x.mlir").write_text(ADD)
+    done = run("shlo", "compile", tmp_path / "x.mlir", "-o", tmp_path / "m.vmfb")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "m.vmfb").is_symlink() and real_vmfb.read_bytes() != b"old"
+    done = run("shlo", "run", tmp_path / "m.vmfb", "--input=4xf32=1", "--json", tmp_path / "r.json")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "r.json").is_symlink()
+    assert json.loads(real_json.read_text())["results"] == ["4xf32=2 2 2 2"]
+
+
+def test_dev_stdout_writes_to_the_descriptor_the_shell_opened(tmp_path) -> None:
+    """`/dev/fd/1` here: a shlo without the fix would rename its scratch file over the system's
+    `/dev/stdout` symlink (as root, it could), which is what this guards against."""
+    from shlo.ir.output import resolve
+
+    assert resolve("/dev/stdout").descriptor == resolve("/proc/self/fd/1").descriptor == 1
+    assert resolve("/dev/stderr").descriptor == 2
+    (tmp_path / "x.mlir").write_text(ADD)
+    out = tmp_path / "out.txt"
+    with open(out, "w") as stdout:
+        done = run("shlo-opt", tmp_path / "x.mlir", "-o", "/dev/fd/1", stdout=stdout,
+                   stderr=subprocess.PIPE)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "stablehlo.add" in out.read_text()
+    out.write_text("kept\n")
+    with open(out, "a") as stdout:  # `>>`: appended after what is there
+        done = run("shlo-opt", tmp_path / "x.mlir", "-o", "/dev/fd/1", stdout=stdout,
+                   stderr=subprocess.PIPE)  # fmt: skip
+    assert out.read_text().startswith("kept\nmodule {")
+    assert leftovers(tmp_path) == []
+
+
+def test_devices_and_fifos_are_written_in_place(tmp_path) -> None:
+    (tmp_path / "x.mlir").write_text(ADD)
+    assert run("shlo-opt", tmp_path / "x.mlir", "-o", "/dev/null").returncode == 0
+    assert Path("/dev/null").is_char_device()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()))
+    reader.start()
+    done = run("shlo-opt", tmp_path / "x.mlir", "-o", fifo)
+    reader.join(60)
+    assert done.returncode == 0, done.stderr
+    assert b"stablehlo.add" in read[0] and fifo.is_fifo()
+
+
+def test_an_interrupted_output_leaves_the_old_file_and_no_scratch(tmp_path) -> None:
+    from shlo.ir.output import AtomicOutput, atomic_path
+
+    real = tmp_path / "real.bin"
+    real.write_bytes(b"old")
+    (tmp_path / "link.bin").symlink_to(real)
+    for path in (real, tmp_path / "link.bin"):
+        with pytest.raises(KeyboardInterrupt), AtomicOutput(str(path)) as out:
+            out.stream.write(b"half")
+            raise KeyboardInterrupt
+        with pytest.raises(KeyboardInterrupt), atomic_path(path) as scratch:
+            scratch.write_bytes(b"half")
+            raise KeyboardInterrupt
+    assert real.read_bytes() == b"old" and leftovers(tmp_path) == []
+    with atomic_path(tmp_path / "link.bin") as scratch:
+        scratch.write_bytes(b"new")
+    assert real.read_bytes() == b"new" and (tmp_path / "link.bin").is_symlink()
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path) -> None:
+    from shlo.ir.output import AtomicOutput
+
+    (tmp_path / "link").symlink_to("made.txt")
+    with AtomicOutput(str(tmp_path / "link")) as out:
+        out.stream.write(b"made")
+        out.commit()
+    assert (tmp_path / "made.txt").read_bytes() == b"made" and (tmp_path / "link").is_symlink()
+
+
+def test_npy_outputs_go_through_symlinks_and_append(tmp_path, add_vmfb) -> None:
+    real = tmp_path / "real.npy"
+    np.save(real, np.zeros(2, np.float32))
+    (tmp_path / "out.npy").symlink_to(real)
+    done = run(
+        "shlo", "run", add_vmfb, "--input=4xf32=1", "--output=+@" + str(tmp_path / "out.npy")
+    )
+    assert done.returncode == 0, done.stderr
+    with open(real, "rb") as stream:
+        first, second = np.load(stream), np.load(stream)
+    assert first.tolist() == [0, 0] and second.tolist() == [2, 2, 2, 2]
+    assert (tmp_path / "out.npy").is_symlink()
+    # A save that fails after its header (numpy refuses objects there) leaves the file whole.
+    from shlo.runtime.value_syntax import save_value
+
+    before = real.read_bytes()
+    for target in ("@", "+@"):
+        with pytest.raises(ValueError):
+            save_value(target + str(tmp_path / "out.npy"), np.array([{}], dtype=object))
+        assert real.read_bytes() == before and leftovers(tmp_path) == []
+
+
+# Companions: an encoded archive, a cache entry, checked against what they were made from.
+
+
+def _weights_module(path: Path, seed: int) -> None:
+    """A module with a 64x64 f32 weight of random values (big enough for the archive)."""
+    generator = random.Random(seed)
+    data = b"".join(struct.pack("<f", generator.uniform(-1, 1)) for _ in range(64 * 64))
+    path.write_text(
+        "func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {\n"
+        f'  %w = stablehlo.constant dense<"0x{data.hex().upper()}"> : tensor<64x64xf32>\n'
+        "  %0 = stablehlo.dot %x, %w : (tensor<64x64xf32>, tensor<64x64xf32>) -> "
+        "tensor<64x64xf32>\n  return %0 : tensor<64x64xf32>\n}\n"
+    )
+
+
+def test_an_encoded_archive_of_other_weights_is_refused(tmp_path) -> None:
+    for name, seed in (("mine", 1), ("other", 2)):
+        (tmp_path / name).mkdir()
+        _weights_module(tmp_path / name / "m.mlir", seed)
+        done = run("shlo", "compile", tmp_path / name / "m.mlir", "--parameters",
+                   tmp_path / name / "w.irpa", "-o", tmp_path / name / "m.vmfb")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    mine = tmp_path / "mine"
+    args = ("run", mine / "m.vmfb", "--parameters", mine / "w.irpa", "--input=64x64xf32=1")
+    assert run("shlo", *args).returncode == 0
+    shutil.copy(tmp_path / "other" / "w.encoded.irpa", mine / "w.encoded.irpa")
+    one_line_failure(run("shlo", *args), "w.encoded.irpa was packed from other weights")
+    (mine / "w.encoded.irpa").write_bytes((mine / "w.irpa").read_bytes()[:300])
+    one_line_failure(run("shlo", *args), "w.encoded.irpa")
+
+
+def test_a_truncated_archive_is_one_line_naming_it(tmp_path) -> None:
+    _weights_module(tmp_path / "m.mlir", 1)
+    run("shlo", "compile", tmp_path / "m.mlir", "--parameters", tmp_path / "w.irpa",
+        "-o", tmp_path / "m.vmfb")  # fmt: skip
+    cut = tmp_path / "cut.irpa"
+    cut.write_bytes((tmp_path / "w.irpa").read_bytes()[:5000])
+    done = run("shlo", "run", tmp_path / "m.vmfb", "--parameters", cut, "--input=64x64xf32=1")
+    one_line_failure(done, "cannot read the parameter archive", "cut.irpa")
+
+
+def test_a_damaged_cache_entry_is_evicted_and_rebuilt(tmp_path) -> None:
+    script = f"""
+import sys
+from pathlib import Path
+from shlo.backend import cache
+from shlo.backend.compile import compile_module
+from shlo.ir.module import parse_source
+from shlo.ir.source import Source
+from shlo.ir.stablehlo import WORLD
+from shlo.ir.worlds import ContextPolicy
+from shlo.runtime.loaded import LoadedModule
+module = parse_source(WORLD, WORLD.make_context(ContextPolicy()), Source("x", {ADD!r}.encode()))
+first = compile_module(module, use_cache=True)
+(entry,) = Path(cache.directory()).glob("*.vmfb")
+entry.write_bytes(entry.read_bytes()[:-100])
+cache._memory.clear()
+again = compile_module(module, use_cache=True)
+assert not again.cached and again.vmfb == first.vmfb
+LoadedModule(again.vmfb)
+cache._memory.clear()
+assert compile_module(module, use_cache=True).cached
+"""
+    environment = {**os.environ, "SHLO_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=environment, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "the cached compile" in line and str(tmp_path) in line and "damaged" in line
+
+
+# Sizes: checked against the machine and the file before anything is allocated.
+
+_FOUR_GIB = 4 << 30
+
+
+def test_a_huge_shape_is_refused_before_allocating(add_vmfb) -> None:
+    done = run("shlo", "run", add_vmfb, "--input=100000x100000xf32=0", memory=_FOUR_GIB)
+    one_line_failure(done, "100000x100000xf32=0", "more than this machine's memory")
+
+
+def test_an_npy_header_larger_than_its_file_is_refused(tmp_path, add_vmfb) -> None:
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }"
+    header += " " * (117 - len(header)) + "\n"
+    big = tmp_path / "big.npy"
+    big.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+    done = run("shlo", "run", add_vmfb, f"--input=@{big}", memory=_FOUR_GIB)
+    one_line_failure(done, "big.npy", "announces float32[100000, 100000]")
+
+
+def test_a_fifo_input_is_refused_not_waited_on(tmp_path, add_vmfb) -> None:
+    os.mkfifo(tmp_path / "x.npy")
+    done = run("shlo", "run", add_vmfb, f"--input=@{tmp_path / 'x.npy'}", timeout=60)
+    one_line_failure(done, "x.npy", "not a regular file")
+
+
+# Bundles: only their own regular files.
+
+
+def test_a_bundle_symlink_out_of_the_bundle_is_refused(tmp_path) -> None:
+    bundle = tmp_path / "bundle"
+    shutil.copytree(FIXTURE_BUNDLE, bundle)
+    secret = tmp_path / "secret.npy"
+    shutil.copy(bundle / "data" / "fc.bias", secret)
+    (bundle / "data" / "fc.bias").unlink()
+    (bundle / "data" / "fc.bias").symlink_to(secret)
+    done = run("shlo", "compile", bundle, "-o", tmp_path / "b.vmfb")
+    one_line_failure(done, "fc.bias", "outside")
+    assert not (tmp_path / "b.vmfb").exists()
+
+
+def test_a_bundle_fifo_is_refused_not_waited_on(tmp_path) -> None:
+    bundle = tmp_path / "bundle"
+    shutil.copytree(FIXTURE_BUNDLE, bundle)
+    (bundle / "data" / "fc.bias").unlink()
+    os.mkfifo(bundle / "data" / "fc.bias")
+    done = run("shlo", "compile", bundle, "-o", tmp_path / "b.vmfb", timeout=60)
+    one_line_failure(done, "fc.bias", "a FIFO")
+
+
+def test_bytecode_that_crashes_the_reader_is_one_line(tmp_path) -> None:
+    done = run("shlo", "compile", LIT_INPUTS / "reader_crash.mlirbc", "-o", tmp_path / "x.vmfb")
+    one_line_failure(done, "reader_crash.mlirbc", "bytecode reader crashed")
+    bundle = tmp_path / "bundle"
+    shutil.copytree(FIXTURE_BUNDLE, bundle)
+    shutil.copy(LIT_INPUTS / "reader_crash.mlirbc", bundle / "functions" / "forward.bytecode")
+    done = run("shlo", "run", bundle, "--input=2x4xf32=1")
+    one_line_failure(done, "forward.bytecode", "bytecode reader crashed")
+
+
+# Mistakes that were "internal errors".
+
+
+def test_bench_with_no_runs_names_the_flag(add_vmfb) -> None:
+    one_line_failure(run("shlo", "bench", add_vmfb, "--runs", "0", "--input=4xf32=1"), "--runs 0")
+
+
+def test_json_on_stdout_is_only_json(add_vmfb) -> None:
+    for command in (("run",), ("bench", "--runs", "2")):
+        done = run("shlo", *command, add_vmfb, "--input=4xf32=1", "--json", "-")
+        assert done.returncode == 0, done.stderr
+        json.loads(done.stdout)  # nothing else on stdout
+        assert done.stderr.strip()  # the human summary went here
+
+
+def test_a_bad_integer_option_is_one_line_in_llvm_words(tmp_path) -> None:
+    (tmp_path / "x.mlir").write_text(ADD)
+    done = run("shlo-opt", tmp_path / "x.mlir", "--mlir-elide-elementsattrs-if-larger=abc")
+    line = one_line_failure(done)
+    assert line == (
+        "shlo-opt: for the --mlir-elide-elementsattrs-if-larger option: 'abc' value invalid for "
+        "uint argument!"
+    )
+
+
+def test_calls_from_python_name_the_count_and_the_int(tmp_path) -> None:
+    script = """
+import torch
+from shlo.api import compile_torch
+class Scale(torch.nn.Module):
+    def forward(self, x, n: int):
+        return x * n
+compiled = compile_torch(Scale(), (torch.ones(2), 3))
+for args in ((torch.ones(2),), (torch.ones(2), 2**70)):
+    try:
+        compiled(*args)
+    except Exception as error:
+        print(type(error).__name__, error)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.stdout.splitlines() == [
+        "RunError expected 2 arguments, got 1",
+        "RunError argument 1: the Python int 1180591620717411303424 does not fit in int64",
+    ], done.stderr
