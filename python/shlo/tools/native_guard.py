@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from shlo.ir.source import Source
 from shlo.lifetime import die_with_parent
+from shlo.runtime.isolated import signal_text
 from shlo.tools.reporting import run_reporting
 
 _INDEX_BYTES = 4
@@ -49,7 +50,7 @@ def run_guarded(
     while start < count:
         reached, status = _child_run(prog, start, count, step)
         if os.WIFSIGNALED(status):
-            why = _signal_text(os.WTERMSIG(status))
+            why = signal_text(os.WTERMSIG(status))
             _report_crash(prog, chunks[reached], split, why, _rerun_flags(argv, input_path))
             ok, start = False, reached + 1
             continue
@@ -139,16 +140,6 @@ def _last_index(read_end: int, start: int) -> int:
             reached = int.from_bytes(pending[whole - _INDEX_BYTES : whole], "little")
             pending = pending[whole:]
     return reached
-
-
-def _signal_text(number: int) -> str:
-    """`SIGFPE, floating point exception`, as the C library names it."""
-    try:
-        name = signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-    described = signal.strsignal(number)
-    return f"{name}, {described.lower()}" if described else name
 
 
 def _flush_quietly() -> None:
