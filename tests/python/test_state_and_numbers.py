@@ -60,6 +60,11 @@ def test_a_number_of_another_type_than_compiled_is_refused_naming_it(
     assert isinstance(raised.value, ShloError)
 
 
+def test_an_int_beyond_int64_stays_in_the_graph_and_is_refused_as_eager_cannot_trace_it() -> None:
+    with pytest.raises(ShloError, match="int too big to convert"):
+        compile_torch(Scale(), (torch.randn(5), 0.5, 2**70))
+
+
 def test_python_numbers_import_as_stablehlo_tensors() -> None:
     text = import_model(Scale(), (torch.ones(3), 0.5, 3)).module.text()
     assert "%arg1: tensor<f32>, %arg2: tensor<i64>" in text

@@ -16,10 +16,15 @@ import numpy as np
 import torch
 from torch.utils import _pytree as pytree
 
+_INT64 = (-(2**63), 2**63 - 1)
+
 
 def is_number(value: Any) -> bool:
-    """A Python int or float (bool is not: it decides branches, so it stays fixed)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A Python int or float that can travel as a 0-d tensor (bool is not: it decides
+    branches, so it stays fixed; nor is an int beyond int64: the graph keeps it as eager does)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _INT64[0] <= value <= _INT64[1]
+    return isinstance(value, float)
 
 
 def number_dtypes(leaves: list[Any]) -> dict[int, np.dtype]:
@@ -89,9 +94,6 @@ def check_fixed(inputs: Any, leaves: list[Any], fixed: dict[int, Any]) -> str | 
     return None
 
 
-_INT64 = (-(2**63), 2**63 - 1)
-
-
 def check_numbers(inputs: Any, leaves: list[Any], dtypes: dict[int, np.dtype]) -> str | None:
     """Why the numbers among `leaves` cannot go where the compiled model takes numbers (another
     type than it was compiled with: eager would promote differently; an int beyond int64), or
@@ -101,12 +103,13 @@ def check_numbers(inputs: Any, leaves: list[Any], dtypes: dict[int, np.dtype]) -
         if isinstance(got, torch.Tensor):
             continue
         kind = "an int" if dtype.kind == "i" else "a float"
+        given = "an int" if isinstance(got, int) and not isinstance(got, bool) else "a float"
         problem = None
-        if not is_number(got) or kind != ("an int" if isinstance(got, int) else "a float"):
+        if kind == given == "an int" and not is_number(got):
+            problem = f"{got} is beyond int64, the type it travels as"
+        elif not isinstance(got, (int, float)) or isinstance(got, bool) or kind != given:
             problem = f"is {type(got).__name__} {got!r}, and the model was compiled with {kind}"
             problem += ": compile again with this type" if is_number(got) else ""
-        elif kind == "an int" and not _INT64[0] <= got <= _INT64[1]:
-            problem = f"{got} is beyond int64, the type it travels as"
         if problem:
             path, _ = pytree.tree_flatten_with_path(inputs)[0][index]
             return f"argument {_name(path)} {problem}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from shlo.ir.bytecode_guard import check_bytecode
 from shlo.ir.module import IRModule, parse_or_raise
 from shlo.ir.source import Source, read_source
 from shlo.ir.worlds import ContextPolicy, get_world
@@ -23,7 +24,10 @@ def load(
     ("stablehlo": torch-mlir's bindings with StableHLO's passes; "iree": IREE's)."""
     chosen = get_world(world)
     context = chosen.make_context(ContextPolicy(allow_unregistered_dialects))
-    return parse_or_raise(chosen, context, _as_source(source))
+    parsed = _as_source(source)
+    if parsed.is_bytecode:  # MLIR's reader aborts on some damaged files: try it in a child
+        check_bytecode(parsed.data, parsed.name)
+    return parse_or_raise(chosen, context, parsed)
 
 
 def _as_source(source: str | os.PathLike[str] | bytes) -> Source:

@@ -50,6 +50,11 @@ def resolve_target(target: str) -> str:
     """`current`, `minimum` or a version, checked against what the bindings can write."""
     low, high = minimum_version(), stablehlo_version()
     version = {"current": high, "minimum": low}.get(target, target)
+    if re.fullmatch(r"\d+\.\d+\.\d+", version) is None:
+        raise PortableError(
+            f"target '{target}' is not a version like 1.0.0 (or current, or minimum); "
+            f"this StableHLO writes {low} to {high}"
+        )
     if not _version_tuple(low) <= _version_tuple(version) <= _version_tuple(high):
         raise PortableError(
             f"target version {version} is outside the supported range "

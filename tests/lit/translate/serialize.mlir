@@ -8,6 +8,7 @@
 // RUN: od -c %t.min.vhlo | filecheck %s --check-prefix=MAGIC
 // RUN: not shlo-translate %s --serialize --target=99.0.0 -o %t.bad 2>&1 | filecheck %s --check-prefix=RANGE
 // RUN: not shlo-translate %s --serialize --target=latest -o %t.bad 2>&1 | filecheck %s --check-prefix=NAME
+// RUN: not shlo-translate %s --serialize --target=1.0 -o %t.bad 2>&1 | filecheck %s --check-prefix=SHORT
 // RUN: shlo-translate --print-stablehlo-version | filecheck %s --check-prefix=VERSION
 
 // CHECK-LABEL: func.func @main
@@ -17,6 +18,7 @@
 // MAGIC-NEXT: 0000020   0   .   9   .   0
 // RANGE: shlo-translate: target version 99.0.0 is outside the supported range 0.9.0 to {{[0-9.]+}}
 // NAME: shlo-translate: target 'latest' is not a version like 1.0.0
+// SHORT: shlo-translate: target '1.0' is not a version like 1.0.0 (or current, or minimum); this StableHLO writes 0.9.0 to {{[0-9.]+$}}
 // VERSION: Current version: {{[0-9]+\.[0-9]+\.[0-9]+}}
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = stablehlo.exponential %x : tensor<2xf32>
