@@ -4,7 +4,6 @@ element, the unsigned order, and integer division beyond 2**53."""
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from shlo.api import compile_torch
@@ -14,9 +13,13 @@ INTEGERS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
 
 
 class Ordering(torch.nn.Module):
-    """Every op that orders or picks elements, along each dimension of a matrix."""
+    """Every op that orders or picks elements, along each dimension of each matrix (one per
+    dtype, so that one compile serves every dtype)."""
 
-    def forward(self, x: torch.Tensor) -> tuple:
+    def forward(self, *matrices: torch.Tensor) -> tuple:
+        return tuple(self.ordered(x) for x in matrices)
+
+    def ordered(self, x: torch.Tensor) -> tuple:
         outputs = []
         for dim in (0, 1):
             outputs += [
@@ -61,16 +64,21 @@ def _specials(dtype: torch.dtype) -> torch.Tensor:
     return torch.tensor(rows, dtype=dtype)
 
 
-@pytest.mark.parametrize("dtype", FLOATS + INTEGERS, ids=str)
-def test_ordering_with_special_values_matches_eager(dtype: torch.dtype) -> None:
-    x = _specials(dtype)
+def test_ordering_with_special_values_matches_eager_in_every_dtype() -> None:
+    matrices = tuple(_specials(dtype) for dtype in FLOATS + INTEGERS)
     model = Ordering()
-    got, want = compile_torch(model, (x,))(x), model(x)
-    torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+    got, want = compile_torch(model, matrices)(*matrices), model(*matrices)
+    for dtype, one_got, one_want in zip(FLOATS + INTEGERS, got, want, strict=True):
+        torch.testing.assert_close(
+            one_got, one_want, equal_nan=True, rtol=0, atol=0, msg=lambda m, d=dtype: f"{d}: {m}"
+        )
 
 
 class Division(torch.nn.Module):
-    def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple:
+    def forward(self, *pairs: torch.Tensor) -> tuple:
+        return tuple(self.divided(a, b) for a, b in zip(pairs[::2], pairs[1::2], strict=True))
+
+    def divided(self, a: torch.Tensor, b: torch.Tensor) -> tuple:
         return (
             a // b,
             torch.div(a, b, rounding_mode="floor"),
@@ -84,9 +92,7 @@ class Division(torch.nn.Module):
         )
 
 
-@pytest.mark.parametrize("dtype", INTEGERS, ids=str)
-def test_integer_division_and_order_are_exact(dtype: torch.dtype) -> None:
-    """Quotients of every sign, and beyond 2**53 for int64, where f64 is off by thousands."""
+def _dividends_and_divisors(dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
     info = torch.iinfo(dtype)
     a = torch.tensor(
         [info.max, info.min + 1, info.max - 3, 7, -7 if info.min else 7, 0, info.max // 3, 2**7 - 1]
@@ -94,6 +100,12 @@ def test_integer_division_and_order_are_exact(dtype: torch.dtype) -> None:
     b = torch.tensor([3, 7, -2 if info.min else 2, -3 if info.min else 3, 2, 5, 10, 1]).to(dtype)
     if dtype == torch.int64:
         a[:3] = torch.tensor([2**62 + 12345, -(2**60) - 7, 2**53 + 1])
+    return a, b
+
+
+def test_integer_division_and_order_are_exact_in_every_integer_dtype() -> None:
+    """Quotients of every sign, and beyond 2**53 for int64, where f64 is off by thousands."""
+    pairs = tuple(t for dtype in INTEGERS for t in _dividends_and_divisors(dtype))
     model = Division()
-    got, want = compile_torch(model, (a, b))(a, b), model(a, b)
+    got, want = compile_torch(model, pairs)(*pairs), model(*pairs)
     torch.testing.assert_close(got, want, rtol=0, atol=0)

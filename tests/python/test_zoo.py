@@ -8,7 +8,7 @@ import re
 import pytest
 import torch
 
-from shlo.api import CompiledModel, compile_module, compile_torch, flatten
+from shlo.api import CompiledModel, ShloError, compile_module, compile_torch, flatten
 from shlo.backend.prepare import prepare
 from shlo.backend.targets import Target, target_for_device
 from shlo.frontend.torch_import import Imported, import_model
@@ -147,7 +147,7 @@ def test_structured_inputs_still_go_through_pytree() -> None:
     _, inputs, expected = imported("multi_io")
     runner = compiled("multi_io", "local-task")
     assert_close(runner(*inputs), expected)
-    with pytest.raises(Exception, match="inputs do not match the structure"):
+    with pytest.raises(ShloError, match="expected 2 arguments, got 1"):
         runner(inputs[0], b=inputs[1])
 
 
