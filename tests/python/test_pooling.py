@@ -95,3 +95,33 @@ def test_the_reported_pooling_cases() -> None:
     inputs = (torch.randn(1, 4, 15, 15), torch.randn(1, 4, 20, 20), torch.randn(1, 4, 16, 16))
     model = Reported()
     torch.testing.assert_close(compile_torch(model, inputs)(*inputs), model(*inputs))
+
+
+class Adaptive(torch.nn.Module):
+    """Adaptive max pooling in 1-3d over windows that do and do not divide the input, global,
+    and one window an element; values and indices."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple:
+        return (
+            F.adaptive_max_pool1d(a, 5, return_indices=True),
+            F.adaptive_max_pool2d(b, (5, 7), return_indices=True),
+            F.adaptive_max_pool2d(b[0], (3, 4), return_indices=True),
+            F.adaptive_max_pool2d(b, (4, 11), return_indices=True),
+            F.adaptive_max_pool2d(b, 1, return_indices=True),
+            F.adaptive_max_pool2d(b, (16, 11), return_indices=True),
+            F.adaptive_max_pool3d(c, (2, 3, 4), return_indices=True),
+        )
+
+
+def test_adaptive_max_pooling_picks_as_aten_does() -> None:
+    """Eager's kernel takes the last NaN of a window and the first of equal maxima; uneven
+    windows failed to import, and PyTorch's own decomposition of global pooling takes the
+    first NaN."""
+    torch.manual_seed(0)
+    a, b, c = torch.randn(2, 3, 13), torch.randn(2, 3, 16, 11), torch.randn(1, 2, 5, 7, 9)
+    a.view(-1)[5] = float("nan")
+    b.view(-1)[[3, 50, 51, 52]] = float("nan")
+    b.view(-1)[[60, 61]] = 5.0
+    model = Adaptive()
+    got = compile_torch(model, (a, b, c))(a, b, c)
+    torch.testing.assert_close(got, model(a, b, c), equal_nan=True, rtol=0, atol=0)

@@ -9,6 +9,9 @@ decomposition (a gather of every window, padded with a value below any input), a
 pooling is the sum over the zero-padded windows divided by ATen's divisor for each output
 position, worked out here from the static shapes: the window's size clipped to the padded
 input (`count_include_pad`) or to the input itself, or `divisor_override`.
+
+Adaptive max pooling gathers every window (ATen's bounds, the shorter ones padded by repeating
+a position) and picks the maximum as ATen's kernel does: the last NaN, else the first maximum.
 """
 
 from __future__ import annotations
@@ -132,7 +135,57 @@ def _divisors(
     return divisor
 
 
+def _adaptive_max_pool(op: Any, rank: int) -> Callable[..., Any]:
+    """`op` (adaptive_max_pool2d/3d) as every window gathered and its maximum taken, picked
+    as ATen's kernel picks it: torch-mlir's lowering of uneven windows failed to import, and
+    PyTorch's own decomposition of global pooling takes the first NaN where eager takes the
+    last."""
+
+    def run(x: torch.Tensor, output_size: Sequence[int]) -> Any:
+        extents = list(x.shape[-rank:])
+        positions, flat = [], None
+        for dim, (n, out) in enumerate(zip(extents, output_size, strict=True)):
+            index = _adaptive_window(n, out)  # (out, longest)
+            shape = [1] * (2 * rank)
+            shape[2 * dim : 2 * dim + 2] = index.shape
+            index = index.reshape(shape)
+            positions.append(index)
+            flat = index if flat is None else flat * n + index
+        windows = x[(Ellipsis, *positions)]
+        order = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
+        lead = x.dim() - rank
+        windows = windows.permute(*range(lead), *(lead + d for d in order))
+        windows = windows.reshape(*windows.shape[: lead + rank], -1)
+        values, local = _pool_pick(windows)
+        flat = flat.permute(*order).reshape(*values.shape[lead:], -1).expand(*windows.shape)
+        return values, torch.gather(flat, -1, local.unsqueeze(-1)).squeeze(-1)
+
+    return run
+
+
+def _pool_pick(windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The maximum over the last dimension and its position as ATen's pooling kernels pick it
+    (`val > max || isnan(val)`): the last NaN where there is one, else the first maximum."""
+    nan = torch.isnan(windows)
+    last = windows.shape[-1] - 1 - torch.argmax(nan.flip(-1).to(torch.uint8), -1)
+    local = torch.where(nan.any(-1), last, torch.argmax(windows, -1))
+    return torch.amax(windows, -1), local
+
+
+def _adaptive_window(n: int, out: int) -> torch.Tensor:
+    """The input positions of each of `out` windows over `n` (ATen's start = floor(i*n/out),
+    end = ceil((i+1)*n/out)), the shorter ones padded by repeating their last position, which
+    changes neither the maximum nor the first position holding it."""
+    starts = torch.arange(out) * n // out
+    ends = -(-(torch.arange(out) + 1) * n // out)
+    longest = max(-(-(i + 1) * n // out) - i * n // out for i in range(out))
+    offsets = torch.arange(longest).unsqueeze(0)
+    return starts.unsqueeze(1) + torch.minimum(offsets, (ends - starts - 1).unsqueeze(1))
+
+
 POOLING: dict[Any, Callable[..., Any]] = {
+    aten.adaptive_max_pool2d.default: _adaptive_max_pool(aten.adaptive_max_pool2d.default, 2),
+    aten.adaptive_max_pool3d.default: _adaptive_max_pool(aten.adaptive_max_pool3d.default, 3),
     aten.max_pool2d_with_indices.default: _max_pool(aten.max_pool2d_with_indices.default, 2),
     aten.max_pool3d_with_indices.default: _max_pool(aten.max_pool3d_with_indices.default, 3),
     aten.avg_pool2d.default: _avg_pool(aten.avg_pool2d.default, 2),
