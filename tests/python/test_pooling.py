@@ -125,3 +125,19 @@ def test_adaptive_max_pooling_picks_as_aten_does() -> None:
     model = Adaptive()
     got = compile_torch(model, (a, b, c))(a, b, c)
     torch.testing.assert_close(got, model(a, b, c), equal_nan=True, rtol=0, atol=0)
+
+
+class DefaultStride(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple:
+        return (
+            F.max_pool2d(x, 2, return_indices=True),
+            F.max_pool1d(x[0], 3, return_indices=True),
+        )
+
+
+def test_max_pooling_with_indices_takes_the_kernel_as_its_default_stride() -> None:
+    """torch-mlir read the empty stride as 1 when the indices are asked for (an import
+    failure)."""
+    x = torch.randn(2, 6, 8, 10)
+    model = DefaultStride()
+    torch.testing.assert_close(compile_torch(model, (x,))(x), model(x), rtol=0, atol=0)

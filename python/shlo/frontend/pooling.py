@@ -1,5 +1,7 @@
 """Max and average pooling where torch-mlir's lowering differs from ATen's, as ATen computes it.
 
+An empty stride means the kernel's size; torch-mlir took it for 1 in max pooling with
+indices (`F.max_pool2d(x, 2, return_indices=True)` failed to import), so it is written out.
 With `ceil_mode`, ATen adds a last window that may run past the input's end (never one that
 starts past it); torch-mlir sized or filled that window wrongly (max pooling gave wrong numbers
 without a word, average pooling of 1-d and 3-d inputs failed to import), and it has no
@@ -61,12 +63,12 @@ def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
         dilation: Sequence[int] = (1,),
         ceil_mode: bool = False,
     ) -> Any:
-        if not ceil_mode:
-            return NotImplemented
+        if not ceil_mode and stride:
+            return NotImplemented  # torch-mlir lowers it as it is
         kernel = _expand(kernel_size, rank)
         options = (_expand(stride, rank, kernel), _expand(padding, rank), _expand(dilation, rank))
         floor, ceil = _sizes(x, kernel, *options)
-        if floor == ceil:
+        if floor == ceil:  # the stride written out: torch-mlir takes an empty one for 1
             return op(x, kernel, *options, False)
         return decomposition_table[op](x, kernel, *options, True)
 
