@@ -1,10 +1,11 @@
 """`shlo-torch-nan-order`: float comparisons in sorts and reductions order NaN as PyTorch does.
 
 PyTorch sorts NaN after every other value (`sort`, `argsort`, `msort`, `topk`), and its
-reductions that pick an element (`max`/`min` along a dimension, `argmax`, `argmin`) pick NaN
-where there is one, the first such.  torch-mlir writes them as `stablehlo.sort` and
-`stablehlo.reduce` whose bodies compare with IEEE `compare`, for which every comparison with
-NaN is false: NaN stayed where it was in a sort and lost every reduction.  StableHLO defines
+reductions that pick an element (`max`/`min` along a dimension, `argmax`, `argmin`, max
+pooling with indices) pick NaN where there is one.  torch-mlir writes them as `stablehlo.sort`,
+`stablehlo.reduce` and `stablehlo.reduce_window` whose bodies compare with IEEE `compare`, for
+which every comparison with NaN is false: NaN stayed where it was in a sort and lost every
+reduction.  StableHLO defines
 those programs that way, so this is a rule of the PyTorch frontend, not of StableHLO.
 
 Each FLOAT `compare` in a sort comparator or a reduction body is rewritten:
@@ -13,8 +14,11 @@ Each FLOAT `compare` in a sort comparator or a reduction body is rewritten:
   where it sorts the positions beside the values (an iota along the sorted dimension), equal
   elements are ordered by position in the comparator itself, since IREE's CPU sort does not
   keep `is_stable`'s promise;
-- reduce: NaN wins (`a > b`, `a >= b`, `a < b`, `a <= b` also hold when `a` is NaN and `b` is
-  not; `>=`/`<=` also when both are) and two NaNs are equal, so index ties go to the first.
+- reduce and reduce_window: NaN wins (`a > b`, `a >= b`, `a < b`, `a <= b` also hold when
+  `a` is NaN and `b` is not; `>=`/`<=` also when both are) and two NaNs are equal, so index
+  ties go to the first
+  (ATen's pooling kernels take the last NaN of a window: a window with two NaNs gets another
+  index than eager, its value is NaN as eager's).
 Compares of other types (integers, TOTALORDER) and outside those bodies are left as they are.
 """
 
@@ -131,7 +135,8 @@ def torch_nan_order(module: Any, options: None) -> None:
                 if _float_compare(op):
                     _nan_aware(op, nan_wins=False)
             _break_ties(sort)
-        for reduce in ops_in(module, "stablehlo.reduce"):
+        windows = ops_in(module, "stablehlo.reduce_window")
+        for reduce in ops_in(module, "stablehlo.reduce") + windows:
             for op in ops_in(reduce, "stablehlo.compare"):
                 if _float_compare(op):
                     _nan_aware(op, nan_wins=True)

@@ -17,6 +17,12 @@
 // IR: stablehlo.reduce
 // IR: stablehlo.compare GE
 // IR: stablehlo.or
+// Max pooling with indices (a reduce_window over values and positions): NaN wins there too.
+// IR-LABEL: func.func @pooling
+// IR: "stablehlo.reduce_window"
+// IR: %[[NAN:.*]] = stablehlo.compare NE, %[[A:.*]], %[[A]], FLOAT
+// IR: %[[GE:.*]] = stablehlo.compare GE, %[[A]], %{{.*}}, FLOAT
+// IR: stablehlo.or %[[GE]], %[[NAN]]
 // Integer keys keep their compare; ties go to the earlier position (IREE's sort reorders them).
 // IR-LABEL: func.func @integers
 // IR: ^bb0(%[[A:.*]]: tensor<i32>, %[[B:.*]]: tensor<i32>, %[[IA:.*]]: tensor<i32>, %[[IB:.*]]: tensor<i32>)
@@ -71,6 +77,23 @@ func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xi64>, tenso
     stablehlo.return %v, %index : tensor<f32>, tensor<i64>
   }
   return %s#0, %s#1, %max#0, %max#1, %min#0, %min#1 : tensor<2x4xf32>, tensor<2x4xi64>, tensor<2xf32>, tensor<2xi64>, tensor<2xf32>, tensor<2xi64>
+}
+
+func.func @pooling(%x: tensor<1x4xf32>) -> (tensor<1x2xf32>, tensor<1x2xi64>) {
+  %low = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %c = stablehlo.constant dense<0> : tensor<i64>
+  %i = stablehlo.iota dim = 1 : tensor<1x4xi64>
+  %r:2 = "stablehlo.reduce_window"(%x, %i, %low, %c) <{window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 2>}> ({
+  ^bb0(%a: tensor<f32>, %ia: tensor<i64>, %b: tensor<f32>, %ib: tensor<i64>):
+    %ge = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %v = stablehlo.select %ge, %a, %b : tensor<i1>, tensor<f32>
+    %eq = stablehlo.compare EQ, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %first = stablehlo.minimum %ia, %ib : tensor<i64>
+    %picked = stablehlo.select %ge, %ia, %ib : tensor<i1>, tensor<i64>
+    %index = stablehlo.select %eq, %first, %picked : tensor<i1>, tensor<i64>
+    stablehlo.return %v, %index : tensor<f32>, tensor<i64>
+  }) : (tensor<1x4xf32>, tensor<1x4xi64>, tensor<f32>, tensor<i64>) -> (tensor<1x2xf32>, tensor<1x2xi64>)
+  return %r#0, %r#1 : tensor<1x2xf32>, tensor<1x2xi64>
 }
 
 func.func @integers(%x: tensor<4xi32>) -> tensor<4xi32> {
