@@ -41,7 +41,7 @@ def _expand(value: Sequence[int] | int, rank: int, default: Sequence[int] = ()) 
 
 def _sizes(
     x: torch.Tensor, kernel: list[int], stride: list[int], padding: list[int], dilation: list[int]
-) -> tuple[list[int], list[int]]:
+) -> list[list[int]]:
     """The output sizes without and with ceil mode."""
     spatial = x.shape[-len(kernel) :]
     return [
