@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import rewrite_each
+from shlo.ir.edit import equal_part, rewrite_each
 from shlo.ir.stablehlo import ConvDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -28,27 +28,6 @@ def _groups(conv: Any) -> int:
     values = (*conv.operands, conv.result)
     static = all(ir.RankedTensorType(value.type).has_static_shape for value in values)
     return groups if groups > 1 and batch_groups == 1 and per_group > 1 and static else 1
-
-
-def _slice(value: Any, dim: int, index: int, parts: int) -> Any:
-    """Part `index` of `parts` equal parts of `value` along `dim`."""
-    shape = list(ir.RankedTensorType(value.type).shape)
-    size = shape[dim] // parts
-    start = [0] * len(shape)
-    start[dim] = index * size
-    limit = list(shape)
-    limit[dim] = start[dim] + size
-    shape[dim] = size
-    return ir.Operation.create(
-        "stablehlo.slice",
-        results=[ir.RankedTensorType.get(shape, value.type.element_type)],
-        operands=[value],
-        attributes={
-            "start_indices": ir.DenseI64ArrayAttr.get(start),
-            "limit_indices": ir.DenseI64ArrayAttr.get(limit),
-            "strides": ir.DenseI64ArrayAttr.get([1] * len(shape)),
-        },
-    ).result
 
 
 def _split(conv: Any) -> None:
@@ -68,8 +47,8 @@ def _split(conv: Any) -> None:
             "stablehlo.convolution",
             results=[part_type],
             operands=[
-                _slice(lhs, numbers.input_feature_dimension, group, groups),
-                _slice(rhs, numbers.kernel_output_feature_dimension, group, groups),
+                equal_part(lhs, numbers.input_feature_dimension, group, groups),
+                equal_part(rhs, numbers.kernel_output_feature_dimension, group, groups),
             ],
             attributes=attributes,
         ).result

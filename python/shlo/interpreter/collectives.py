@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from shlo.errors import ShloError
-from shlo.ir.edit import create
+from shlo.ir.edit import create, equal_part
 from shlo.ir.stablehlo import ir
 
 RENDEZVOUS = (
@@ -165,23 +165,6 @@ def send_recv(send: Any, recv: Any) -> None:
     replace(send, [sent[-1]])
 
 
-def _slice(value: Any, dimension: int, part: int, count: int) -> Any:
-    shape = list(ir.RankedTensorType(value.type).shape)
-    size = shape[dimension] // count
-    start = [0] * len(shape)
-    start[dimension] = part * size
-    limit = list(shape)
-    limit[dimension] = (part + 1) * size
-    shape[dimension] = size
-    result = ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
-    attributes = {
-        "start_indices": ir.DenseI64ArrayAttr.get(start),
-        "limit_indices": ir.DenseI64ArrayAttr.get(limit),
-        "strides": ir.DenseI64ArrayAttr.get([1] * len(shape)),
-    }
-    return create("stablehlo.slice", result, [value], attributes)
-
-
 def _concatenate(values: list[Any], dimension: int, result: Any) -> Any:
     if len(values) == 1 and values[0].type == result:
         return values[0]
@@ -234,7 +217,7 @@ def rendezvous(name: str, arrived: dict[Pid, Any], grid: Grid) -> None:
         dim = ir.IntegerAttr(first.attributes["scatter_dimension"]).value
         count = len(grid.groups(first)[0])
         reduced = _reduced(arrived, 0)
-        results = {pid: [_slice(reduced, dim, i, count)] for i, pid in enumerate(group)}
+        results = {pid: [equal_part(reduced, dim, i, count)] for i, pid in enumerate(group)}
     elif kind == "all_to_all":
         split = ir.IntegerAttr(first.attributes["split_dimension"]).value
         concat = ir.IntegerAttr(first.attributes["concat_dimension"]).value
@@ -242,7 +225,7 @@ def rendezvous(name: str, arrived: dict[Pid, Any], grid: Grid) -> None:
         for receiver, pid in enumerate(group):
             results[pid] = [
                 _concatenate(
-                    [_slice(arrived[s].operands[k], split, receiver, count) for s in group],
+                    [equal_part(arrived[s].operands[k], split, receiver, count) for s in group],
                     concat,
                     result.type,
                 )

@@ -37,6 +37,24 @@ def shaped_like(value: Any, shape: list[int]) -> Any:
     return ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
 
 
+def equal_part(value: Any, dim: int, index: int, parts: int) -> Any:
+    """Part `index` of `parts` equal parts of `value` along `dim`: a `stablehlo.slice` at the
+    current insertion point and location."""
+    shape = list(ir.RankedTensorType(value.type).shape)
+    size = shape[dim] // parts
+    start = [0] * len(shape)
+    start[dim] = index * size
+    limit = list(shape)
+    limit[dim] = start[dim] + size
+    shape[dim] = size
+    attributes = {
+        "start_indices": ir.DenseI64ArrayAttr.get(start),
+        "limit_indices": ir.DenseI64ArrayAttr.get(limit),
+        "strides": ir.DenseI64ArrayAttr.get([1] * len(shape)),
+    }
+    return create("stablehlo.slice", shaped_like(value, shape), [value], attributes)
+
+
 def producer(value: Any) -> Any:
     """The op that defines `value`; None for a block argument."""
     owner = value.owner
