@@ -24,8 +24,10 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from pathlib import Path
+from queue import Queue
 
 import torch_sweep_cases as cases
 from tqdm import tqdm
@@ -92,9 +94,6 @@ def _cases(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def _run(args: argparse.Namespace, todo: list[tuple[str, str]]) -> list[dict]:
     """Run the cases on `--jobs` workers; a case whose worker died is run sample by sample."""
-    from concurrent.futures import ThreadPoolExecutor
-    from queue import Queue
-
     workers: Queue[Worker] = Queue()
     for _ in range(args.jobs):
         workers.put(Worker(args.target, args.special_values))

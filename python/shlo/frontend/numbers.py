@@ -103,13 +103,13 @@ def check_numbers(inputs: Any, leaves: list[Any], dtypes: dict[int, np.dtype]) -
         if isinstance(got, torch.Tensor):
             continue
         kind = "an int" if dtype.kind == "i" else "a float"
-        given = "an int" if isinstance(got, int) and not isinstance(got, bool) else "a float"
+        number = isinstance(got, (int, float)) and not isinstance(got, bool)
         problem = None
-        if kind == given == "an int" and not is_number(got):
-            problem = f"{got} is beyond int64, the type it travels as"
-        elif not isinstance(got, (int, float)) or isinstance(got, bool) or kind != given:
+        if not number or isinstance(got, int) != (kind == "an int"):
             problem = f"is {type(got).__name__} {got!r}, and the model was compiled with {kind}"
-            problem += ": compile again with this type" if is_number(got) else ""
+            problem += ": compile again with this type" if number else ""
+        elif not is_number(got):
+            problem = f"{got} is beyond int64, the type it travels as"
         if problem:
             path, _ = pytree.tree_flatten_with_path(inputs)[0][index]
             return f"argument {_name(path)} {problem}"
