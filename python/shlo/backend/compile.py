@@ -20,7 +20,7 @@ import torch
 from shlo.backend import cache
 from shlo.backend.flags import ModuleFacts, iree_compile_flags
 from shlo.backend.host import l2_bytes_per_thread
-from shlo.backend.parameters import externalize, write_archive
+from shlo.backend.parameters import externalize
 from shlo.backend.prepare import prepare
 from shlo.backend.targets import CompileError, Target
 from shlo.ir.diagnostics import format_all, parse_printed
@@ -28,7 +28,7 @@ from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.output import atomic_path
 from shlo.pipeline.native_tools import run_binary
 from shlo.pipeline.run import run_pipeline
-from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archive
+from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archive, write_archive
 
 
 @dataclass(frozen=True)

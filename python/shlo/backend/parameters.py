@@ -1,27 +1,19 @@
-"""Weights that never enter the IR: IREE parameter references plus an archive written from the
-model's own tensors.
+"""Weights that never enter the IR: IREE parameter references in place of @main's weight
+arguments (the archive itself is `shlo.runtime.archives.write_archive`'s).
 
 A module imported with `weights="external"` takes its weights as @main's leading arguments.
 Each becomes an `ml_program.global` whose value is `#stream.parameter.named<"model"::"KEY">`
-(KEY: the state_dict key), loaded where the argument was used; the archive (.irpa) is written
-straight from the tensors.  IREE still hoists the weight-only work (transposes, packing) out of
-the calls (on llvm-cpu its encoder packs the archive during compilation), so calls run as fast
-as with inline constants, and compile time and memory no longer grow with the weights.
+(KEY: the state_dict key), loaded where the argument was used.  IREE still hoists the
+weight-only work (transposes, packing) out of the calls (on llvm-cpu its encoder packs the
+archive during compilation), so calls run as fast as with inline constants, and compile time
+and memory no longer grow with the weights.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
-import torch
-
 from shlo.ir.edit import erase_arguments, functions
 from shlo.ir.module import IRModule
-from shlo.ir.output import atomic_path
 from shlo.runtime.archives import PARAMETER_SCOPE
-from shlo.runtime.bindings import ireert
-from shlo.runtime.tensors import to_numpy
 
 
 def externalize(module: IRModule, names: list[str], function: str = "main") -> None:
@@ -63,12 +55,3 @@ def externalize(module: IRModule, names: list[str], function: str = "main") -> N
 
 def _quoted(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def write_archive(weights: dict[str, torch.Tensor], path: str | Path) -> None:
-    """The tensors as an IREE parameter archive, written beside `path` and renamed into place."""
-    index = ireert.ParameterIndex()
-    for name, tensor in weights.items():
-        index.add_buffer(name, np.ascontiguousarray(to_numpy(tensor)))
-    with atomic_path(path) as scratch:
-        index.create_archive_file(str(scratch))

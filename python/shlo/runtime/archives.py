@@ -16,8 +16,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import torch
+
+from shlo.ir.output import atomic_path
 from shlo.runtime.bindings import ireert
 from shlo.runtime.errors import RunError
+from shlo.runtime.tensors import to_numpy
 
 # The scope of the weights as exported, and of the packed copies IREE's encoder makes of them.
 PARAMETER_SCOPE = "model"
@@ -98,3 +103,12 @@ def parameters_module(instance: Any, path: str | Path) -> Any:
     if encoded_archive(path).is_file() and stale_encoding(path) is None:
         providers.append(archive_provider(encoded_archive(path), ENCODED_SCOPE))
     return ireert.create_io_parameters_module(instance, *providers)
+
+
+def write_archive(weights: dict[str, torch.Tensor], path: str | Path) -> None:
+    """The tensors as an IREE parameter archive, written beside `path` and renamed into place."""
+    index = ireert.ParameterIndex()
+    for name, tensor in weights.items():
+        index.add_buffer(name, np.ascontiguousarray(to_numpy(tensor)))
+    with atomic_path(path) as scratch:
+        index.create_archive_file(str(scratch))
