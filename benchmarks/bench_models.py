@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from shlo.runtime.machine import describe_machine, machine_line, machine_title
+from shlo.support.machine import describe_machine, machine_line, machine_title
 
 MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit", "resnet50")
 

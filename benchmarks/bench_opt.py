@@ -29,7 +29,7 @@ from pathlib import Path
 from bench_startup import FIVE_LINES, USER_ENV
 
 from shlo.pipeline.native_tools import tool_path
-from shlo.runtime.machine import machine_line
+from shlo.support.machine import machine_line
 
 PIPELINE = ["--inline", "--symbol-dce", "--canonicalize"]
 OPS_PER_FUNCTION = 200

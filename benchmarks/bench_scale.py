@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from shlo.runtime.machine import describe_machine, machine_line, machine_title
+from shlo.support.machine import describe_machine, machine_line, machine_title
 
 # name -> (width, depth): depth * width^2 * 4 bytes of weights
 SIZES = {"8M": (1024, 2), "128M": (2048, 8), "512M": (4096, 8), "2G": (8192, 8)}

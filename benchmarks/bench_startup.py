@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shlo.pipeline.native_tools import tool_path
-from shlo.runtime.machine import describe_machine, machine_line
+from shlo.support.machine import describe_machine, machine_line
 
 FIVE_LINES = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %x, %x : tensor<4xf32>

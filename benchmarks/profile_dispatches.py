@@ -30,7 +30,7 @@ from pathlib import Path
 
 from bench_models import MODELS, build
 
-from shlo.runtime.machine import machine_line
+from shlo.support.machine import machine_line
 
 # `main_dispatch_12_matmul_like_128x768x768_f32`: the kind, then the loop sizes
 _NAME = re.compile(r"dispatch_\d+_(?P<kind>[a-z_]+?)_(?P<sizes>\d+(?:x\d+)*)(?=_|x?[a-z]|$)")

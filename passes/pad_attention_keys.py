@@ -242,7 +242,7 @@ class _Padding:
 _UNKNOWN = _Padding(None)
 _SAME_VALUE = ("stablehlo.reshape", "stablehlo.broadcast_in_dim", "stablehlo.convert")
 # A constant converted to these types is rounded as numpy rounds it; to others it is not known.
-_NUMPY_TYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+_NUMPY_TYPES: dict[str, Any] = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 # Values kept when known: those every float type holds exactly.
 _EXACT = (0.0, 1.0, math.inf, -math.inf)
 # Ops that make an element NaN when an operand's element is NaN.
@@ -350,7 +350,7 @@ def _unit_free(value: Any) -> list[int]:
 def _evaluated(op: Any, paddings: list[_Padding]) -> _Padding:
     """Apply `op` to the paddings of its operands."""
     name = op.name
-    values = [padding.value for padding in paddings]
+    values: list[Any] = [padding.value for padding in paddings]
     poisoned = any(padding.poisoned for padding in paddings)
     if None in values:
         return _UNKNOWN
@@ -381,12 +381,14 @@ def _padding_of(op: Any, region: _Region, paddings: dict[Any, _Padding]) -> _Pad
     axis = region.axis[op.result]
     operands = list(op.operands)
     found = [paddings.get(value) or _outside(value, axis) for value in operands]
-    if op.name == "stablehlo.subtract" and found[1] is None:
+    first = found[0]
+    if op.name == "stablehlo.subtract" and found[1] is None and first is not None:
         # x minus its maximum over the keys: -inf - m is -inf unless m is -inf (every real
         # x of the row is -inf, and x - m NaN) or NaN (a real x is NaN).
-        if _row_maximum_of(operands[1], region) == operands[0] and found[0].value == -math.inf:
+        if _row_maximum_of(operands[1], region) == operands[0] and first.value == -math.inf:
             return _Padding(-math.inf, poisoned=True)
-    return _UNKNOWN if None in found else _evaluated(op, found)
+    known = [padding for padding in found if padding is not None]
+    return _evaluated(op, known) if len(known) == len(found) else _UNKNOWN
 
 
 def _exact_reduction(reduce: Any, padding: _Padding) -> bool:

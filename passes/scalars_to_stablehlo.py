@@ -160,7 +160,8 @@ def number_results_as_tensors(module: Any, name: str) -> tuple[str | None, ...]:
     Call it before `rewrite_scalars`, which then computes them in StableHLO."""
     with module.context, ir.Location.unknown():
         function = functions(module)[name]
-        values, kinds = [], []
+        values: list[Any] = []
+        kinds: list[str | None] = []
         for value in returned_values(function):
             kind = value.type
             if isinstance(kind, ir.IntegerType | ir.FloatType):

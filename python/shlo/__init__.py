@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-__all__ = ["load"]
+from shlo.settings import VERSION as __version__
+
+__all__ = ["__version__", "load"]
 
 
 def __getattr__(name: str) -> Any:

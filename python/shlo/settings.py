@@ -1,4 +1,5 @@
-"""Where shlo keeps what it computes once and reuses: compiled modules, pass lists, versions.
+"""shlo's version, and where it keeps what it computes once and reuses: compiled modules, pass
+lists, versions.
 
 `$SHLO_CACHE_DIR`, else `$XDG_CACHE_HOME/shlo`, else `~/.cache/shlo`; every cache reads this.
 """
@@ -6,6 +7,8 @@
 from __future__ import annotations
 
 import os
+
+VERSION = "0.1.0"
 
 
 def cache_dir() -> str:

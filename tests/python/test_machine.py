@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shlo.runtime.machine import describe_machine, machine_line, machine_title, read_cpuinfo
+from shlo.support.machine import describe_machine, machine_line, machine_title, read_cpuinfo
 
 # Two processors of a KVM guest (the second's lines must not override the first's).
 XEON = """processor\t: 0

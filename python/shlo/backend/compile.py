@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import functools
 import shlex
+import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
@@ -19,7 +20,6 @@ import torch
 
 from shlo.backend import cache
 from shlo.backend.flags import ModuleFacts, iree_compile_flags
-from shlo.backend.host import l2_bytes_per_thread
 from shlo.backend.parameters import externalize
 from shlo.backend.prepare import prepare
 from shlo.backend.targets import CompileError, Target
@@ -29,6 +29,7 @@ from shlo.ir.output import atomic_path
 from shlo.pipeline.native_tools import run_binary
 from shlo.pipeline.run import run_pipeline
 from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archive, write_archive
+from shlo.support.host import l2_bytes_per_thread
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,7 @@ def _execute(
     steps: list[list[str]], target: Target, folder: str, side_by_side: bool = False
 ) -> None:
     """Run `steps` one after the other (stopping at the first that fails), or all at once."""
+    runs: Iterable[subprocess.CompletedProcess[str]]
     if side_by_side:
         with ThreadPoolExecutor(len(steps)) as pool:
             runs = list(pool.map(lambda step: run_binary(step[0], step[1:], cwd=folder), steps))
@@ -251,9 +253,9 @@ def compile_bytecode(
     export = destination is not None and write_weights is None
     packed = encoded_archive(destination) if destination and encodes_parameters(target) else None
     kept = Path(keep_temps).resolve() if keep_temps is not None else None
-    named = destination and (str(destination) if kept else destination.name)
+    named = (str(destination) if kept else destination.name) if destination else None
     shown = _steps(source_name, flags, named, export, packed is not None)
-    if packed:
+    if packed and named:
         shown += _encode_steps(flags, named, str(packed) if kept else packed.name)
     if kept:
         shown.insert(0, ["cd", str(kept)])
@@ -267,9 +269,10 @@ def compile_bytecode(
                 module.write(source, PrintOptions(bytecode=True))
             else:
                 source.write(module)
-        if write_weights is not None:
+        if write_weights is not None and archive is not None:
             write_weights(archive)
-        steps = _steps(source_name, flags, archive and str(archive), export, bool(packed))
+        written = str(archive) if archive else None
+        steps = _steps(source_name, flags, written, export, bool(packed))
         if not packed:
             _execute(steps, target, scratch)
         else:

@@ -83,7 +83,7 @@ def iree_compile_flags(
 ) -> list[str]:
     """Every iree-compile flag but input and output: the target's, the workarounds the
     module needs, then the user's (last, so they win).  `host_l2_bytes`: one thread's share
-    of this host's L2 cache (`shlo.backend.host`), which sizes llvm-cpu's matmul tiles."""
+    of this host's L2 cache (`shlo.support.host`), which sizes llvm-cpu's matmul tiles."""
     return [
         *_COMMON,
         *([KEEP_F64] if keeps_f64(target, facts) else []),

@@ -38,7 +38,9 @@ def assertions_as_results(graph: torch.fx.Graph) -> tuple[str, ...]:
         graph.erase_node(node)
     if conditions:
         output = graph.output_node()
-        output.args = ((*output.args[0], *conditions),)
+        results = output.args[0]
+        assert isinstance(results, (tuple, list))  # an exported graph returns a sequence
+        output.args = ((*results, *conditions),)
     return tuple(messages)
 
 

@@ -38,7 +38,9 @@ def _tensor(shape: list[int], element: str) -> Any:
 
 
 def _builtin(value: Any) -> Any:
-    shape, element = _shape_and_element(value)
+    found = _shape_and_element(value)
+    assert found is not None  # a pattern applies to static shapes only (`_static_result`)
+    shape, element = found
     return create("torch_c.to_builtin_tensor", _tensor(shape, element), [value])
 
 
@@ -132,7 +134,7 @@ def _static_result(op: Any) -> tuple[list[int], str] | None:
     if result is None or None in operands:
         return None
     side = operands[0] if complex_operand else result
-    if side[1] not in _REAL_OF:
+    if side is None or side[1] not in _REAL_OF:
         return None
     if op.name in _SCALED and not _is_one(op.operands[2]):
         return None  # `add(a, b, alpha=2)`: left to torch-mlir

@@ -115,7 +115,7 @@ def outline_composites(program: torch.export.ExportedProgram) -> int:
         _outline(module, graph, key, region)
     for node in list(graph.nodes):  # marks whose region had no outputs: plain values again
         if node.op == "call_function" and node.target is torch.ops.shlo.mark.default:
-            node.replace_all_uses_with(node.args[0])
+            node.replace_all_uses_with(_marked(node))
             graph.erase_node(node)
     graph.lint()
     module.recompile()
@@ -144,8 +144,15 @@ def _outline(
         if not node.users:
             graph.erase_node(node)
     for node in marked_inputs:
-        node.replace_all_uses_with(node.args[0])
+        node.replace_all_uses_with(_marked(node))
         graph.erase_node(node)
+
+
+def _marked(node: torch.fx.Node) -> torch.fx.Node:
+    """The value a marker node (a composite's input or output) stands for."""
+    value = node.args[0]
+    assert isinstance(value, torch.fx.Node)
+    return value
 
 
 def _body(
@@ -154,7 +161,7 @@ def _body(
     """The region's nodes in graph order, and the values it reads from outside that were not
     marked (weights, constants): those come in after the marked inputs."""
     order = {node: i for i, node in enumerate(graph.nodes)}
-    inside = _between(inputs, [n.args[0] for n in outputs])
+    inside = _between(inputs, [_marked(n) for n in outputs])
     _take_in_constants(inside, inputs)
     extra: list[torch.fx.Node] = []
     for node in inside:
@@ -206,7 +213,7 @@ def _subgraph(
         mapping[node].meta = dict(node.meta)
     for node in body:
         mapping[node] = sub.node_copy(node, lambda n: mapping[n])
-    sub.output(tuple(mapping[n.args[0]] for n in outputs))
+    sub.output(tuple(mapping[_marked(n)] for n in outputs))
     return torch.fx.GraphModule(root, sub)
 
 
@@ -235,6 +242,7 @@ class CompositeImporter(GraphNodeImporter):
 
     def _import_hop_shlo_composite(self, loc: Any, node: torch.fx.Node, hop: Any) -> None:
         subgraph_node, *inputs = node.args
+        assert isinstance(subgraph_node, torch.fx.Node) and isinstance(subgraph_node.target, str)
         root = node.graph.owning_module
         function = self.fx_importer._graph_module_to_func_name[
             id(getattr(root, subgraph_node.target))

@@ -145,15 +145,17 @@ def _adaptive_max_pool(op: Any, rank: int) -> Callable[..., Any]:
 
     def run(x: torch.Tensor, output_size: Sequence[int]) -> Any:
         extents = list(x.shape[-rank:])
-        positions, flat = [], None
+        positions: list[torch.Tensor] = []
+        flat = torch.zeros((), dtype=torch.int64)
         for dim, (n, out) in enumerate(zip(extents, output_size, strict=True)):
             index = _adaptive_window(n, out)  # (out, longest)
             shape = [1] * (2 * rank)
             shape[2 * dim : 2 * dim + 2] = index.shape
             index = index.reshape(shape)
             positions.append(index)
-            flat = index if flat is None else flat * n + index
-        windows = x[(Ellipsis, *positions)]
+            flat = flat * n + index
+        where: tuple[Any, ...] = (Ellipsis, *positions)
+        windows = x[where]
         order = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
         lead = x.dim() - rank
         windows = windows.permute(*range(lead), *(lead + d for d in order))

@@ -12,7 +12,7 @@ import io
 import re
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -153,7 +153,7 @@ class Imported:
             raise FrontendError(refused)
         return [*self.live_state.values(), *as_arrays(leaves, self.numbers)]
 
-    def unflatten_outputs(self, outputs: list[Any], arguments: list[Any] = ()) -> Any:
+    def unflatten_outputs(self, outputs: list[Any], arguments: Sequence[Any] = ()) -> Any:
         """The model's outputs from @main's results, after checking its run-time assertions
         (`AssertionFailed` when one fails) and writing the updated state back into
         `arguments` (what `flatten_inputs` returned)."""

@@ -86,7 +86,7 @@ def instrument_checks(module: Any) -> list[Check]:
     """Replace every check op in `module` by probes of its values; the checks, in op order.
 
     Runs with the module's context and a location current."""
-    checks = []
+    checks: list[Check] = []
     for op in ops_in(module):
         kind = check_kind(op)
         if kind is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 from shlo.ir.stablehlo import evaluate, ir, make_context
 from shlo.ir.worlds import ContextPolicy
@@ -26,7 +27,9 @@ def main() -> int:
             module = ir.Module.parse(bytes.fromhex(module_hex), context)
             arguments = [ir.Attribute.parse(text, context) for text in request["arguments"]]
             try:
-                line = {"results": [str(v) for v in evaluate(module, arguments, probe_dir)]}
+                line: dict[str, Any] = {
+                    "results": [str(v) for v in evaluate(module, arguments, probe_dir)]
+                }
             except Exception as error:  # the binding's own errors, reported per module
                 line = {"error": str(error).strip() or type(error).__name__}
             sys.stdout.flush()

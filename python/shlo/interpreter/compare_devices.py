@@ -51,7 +51,7 @@ class DeviceReport:
         return all(check.ok for check in self.checks)
 
 
-def _with_intermediates(module: IRModule) -> tuple[IRModule, list[tuple[str, str]]]:
+def _with_intermediates(module: IRModule) -> tuple[IRModule, list[tuple[str, str, str]]]:
     """A copy of `module` whose @main also returns every (non-f64) value its top-level ops
     compute."""
     context = make_context(ContextPolicy())

@@ -19,8 +19,9 @@ Nested = list["Nested"] | Element
 
 def split_tensor_type(tensor_type: str) -> tuple[list[int], str]:
     """`2x3xf32` -> ([2, 3], 'f32'); `f32` -> ([], 'f32')."""
-    dims = re.match(r"(?:\d+x)*", tensor_type).group(0)
-    return [int(d) for d in dims.split("x")[:-1]], tensor_type[len(dims) :]
+    element = tensor_type.lstrip("0123456789x")  # no element type starts with a digit or x
+    dims = tensor_type[: len(tensor_type) - len(element)]
+    return [int(d) for d in dims.split("x")[:-1]], element
 
 
 def _parse(body: str) -> Nested:
@@ -78,7 +79,7 @@ def _filled(shape: list[int], value: Nested) -> Nested:
     return value if not shape else [_filled(shape[1:], value) for _ in range(shape[0])]
 
 
-def _element(value: Element) -> str:
+def _element(value: Nested) -> str:
     return value if isinstance(value, str) else f"[{value[0]}, {value[1]}]"
 
 

@@ -39,10 +39,10 @@ class Diagnostic:
     ) -> Diagnostic:
         """A diagnostic at the first file location of a bindings `Location`."""
         match = _FILE_LOC.search(str(location))
-        where = (
-            (match.group(1), int(match.group(2)), int(match.group(3))) if match else (None, 0, 0)
-        )
-        return cls(severity, message, *where, notes=notes)
+        if match is None:
+            return cls(severity, message, None, 0, 0, notes=notes)
+        line, column = int(match.group(2)), int(match.group(3))
+        return cls(severity, message, match.group(1), line, column, notes=notes)
 
     @classmethod
     def from_binding(cls, diag: Any) -> Diagnostic:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from shlo.errors import ShloError
 from shlo.ir.diagnostics import Diagnostic, format_diagnostic
@@ -108,7 +109,7 @@ def serialize(
 _PORTABLE_DIALECTS = ("builtin", "func", "stablehlo")
 
 
-def _first_foreign_op(module: object) -> object | None:
+def _first_foreign_op(module: Any) -> Any:
     for op in ops_in(module):
         if op.name.split(".", 1)[0] not in _PORTABLE_DIALECTS:
             return op

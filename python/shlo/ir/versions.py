@@ -11,8 +11,7 @@ import os
 import sys
 from collections.abc import Callable
 
-import shlo
-from shlo.settings import cache_dir
+from shlo.settings import VERSION, cache_dir
 
 _PACKAGES = {
     "torch_mlir": "torch-mlir",
@@ -38,7 +37,7 @@ def package_versions() -> dict[str, str]:
 
 def cached_text(kind: str, compute: Callable[[], str]) -> str:
     """`compute()`, stored per shlo and wheel versions so later runs skip the work."""
-    key = "-".join([shlo.__version__, *sorted(package_versions().values())])
+    key = "-".join([VERSION, *sorted(package_versions().values())])
     path = os.path.join(cache_dir(), f"{kind}-{key}")
     try:
         with open(path) as cached:
@@ -62,7 +61,7 @@ def _stablehlo_version() -> str:
 
 def version_text() -> str:
     """What `--version` prints: shlo, then each wheel (StableHLO's version beside torch-mlir's)."""
-    lines = [f"shlo {shlo.__version__}"]
+    lines = [f"shlo {VERSION}"]
     for name, version in package_versions().items():
         extra = (
             f" (StableHLO {cached_text('stablehlo-version', _stablehlo_version)})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,7 +169,9 @@ def _run_in_world(
         else:
             manager.add(str(element))
     _instrument(manager, options)
-    capture = capture_native_stderr() if options.selective_printing else nullcontext([])
+    capture: AbstractContextManager[list[str]] = (
+        capture_native_stderr() if options.selective_printing else nullcontext([])
+    )
     try:
         with capture as printed:
             manager.run(module.operation)
@@ -190,16 +192,17 @@ _DUMP = re.compile(
 
 def selected_dumps(printed: str, options: RunOptions) -> str:
     """The IR dumps in `printed` that `--mlir-print-ir-before/after=PASS` ask for."""
-    starts = [match.start() for match in _DUMP.finditer(printed)]
-    if not starts:
+    dumps = list(_DUMP.finditer(printed))
+    if not dumps:
         return printed
-    kept = [printed[: starts[0]]]
-    for start, end in zip(starts, [*starts[1:], len(printed)], strict=True):
-        when, argument, older = _DUMP.match(printed, start).groups()
+    kept = [printed[: dumps[0].start()]]
+    ends = [dump.start() for dump in dumps[1:]] + [len(printed)]
+    for dump, end in zip(dumps, ends, strict=True):
+        when, argument, older = dump.groups()
         argument = argument or older
         wanted = options.print_before if when == "Before" else options.print_after
         if argument in wanted:
-            kept.append(printed[start:end])
+            kept.append(printed[dump.start() : end])
     return "".join(kept)
 
 

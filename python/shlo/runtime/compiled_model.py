@@ -63,10 +63,10 @@ class CompiledModel:
         check_call(self.imported.in_spec, args, kwargs)
         arguments = self.imported.flatten_inputs(args, kwargs)
         outputs = self.loaded(self.imported.function, *[to_numpy(a) for a in arguments])
-        outputs = self._as_declared(outputs)
+        declared = self._as_declared(outputs)
         if any(isinstance(a, torch.Tensor) for a in (*arguments, *args, *kwargs.values())):
-            outputs = [to_torch(o) for o in outputs]
-        return self.imported.unflatten_outputs(outputs, arguments)
+            return self.imported.unflatten_outputs([to_torch(o) for o in declared], arguments)
+        return self.imported.unflatten_outputs(declared, arguments)
 
     def _as_declared(self, outputs: list[np.ndarray]) -> list[np.ndarray]:
         """Unsigned results as unsigned arrays (IREE returns their bits as signed ones)."""

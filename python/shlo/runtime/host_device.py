@@ -9,6 +9,7 @@ tested with made-up timings.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import torch
@@ -51,6 +52,6 @@ def on_faster_host_device(
         best: dict[int, float] = {}
         for _ in range(3):  # interleaved rounds: one slow moment does not decide
             for index, candidate in enumerate(candidates):
-                time = timer(candidate, lambda c=candidate: c(*args, **kwargs), 5)
+                time = timer(candidate, functools.partial(candidate, *args, **kwargs), 5)
                 best[index] = min(best.get(index, time), time)
     return candidates[min(best, key=best.__getitem__)]

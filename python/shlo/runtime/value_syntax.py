@@ -14,7 +14,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import ml_dtypes
 import numpy as np
@@ -27,7 +27,7 @@ ELEMENT_TYPES = {**DTYPES, "bf16": ml_dtypes.bfloat16, "si8": np.int8, "si16": n
                  "si32": np.int32, "si64": np.int64}  # fmt: skip
 _NAMES = {np.dtype(v): k for k, v in reversed(list(ELEMENT_TYPES.items()))}
 _SEPARATORS = re.compile(r"[\s,\[\]]+")
-_SPEC = re.compile(r"((?:\d+x)*)(.*)")  # dimensions, then the element type
+_SPEC = re.compile(r"((?:\d+x)*)(.*)", re.DOTALL)  # dimensions, then the element type
 
 
 class NpyFiles:
@@ -89,7 +89,9 @@ def parse_value(text: str, files: NpyFiles | None = None) -> np.ndarray:
         append = text.startswith("+")
         return files.read(text.removeprefix("+").removeprefix("@"), append=append)
     spec, has_values, values = text.partition("=")
-    dims, element = _SPEC.fullmatch(spec.strip()).groups()  # always matches
+    match = _SPEC.fullmatch(spec.strip())
+    assert match is not None  # the pattern matches every string
+    dims, element = match.groups()
     if element not in ELEMENT_TYPES:
         raise UsageError(
             f"bad value '{text}': expected SHAPExTYPE[=values] (e.g. 2x2xf32=[1 2][3 4]), "
@@ -169,7 +171,7 @@ def _nested(array: np.ndarray, dtype: np.dtype) -> str:
     return "".join(f"[{_nested(part, dtype)}]" for part in array)
 
 
-def _spelled(value: object, dtype: np.dtype) -> str:
+def _spelled(value: Any, dtype: np.dtype) -> str:
     if dtype.kind == "b":
         return "1" if value else "0"
     if dtype.kind in "iu":

@@ -214,8 +214,8 @@ def _compare_expected(expected: list[str], results: list[np.ndarray]) -> list[st
 def cmd_bench(args: argparse.Namespace) -> int:
     import statistics
 
-    from shlo.runtime.machine import describe_machine, machine_line
     from shlo.runtime.timing import time_calls
+    from shlo.support.machine import describe_machine, machine_line
     from shlo.tools.json_report import human_output
 
     if args.runs < 1:

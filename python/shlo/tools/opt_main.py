@@ -7,6 +7,7 @@ as flags in command-line order or as `--pass-pipeline=`, the same output and dia
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from shlo.errors import UsageError
 
@@ -69,7 +70,7 @@ def _llvm_integer(flag: str, kind: str) -> Callable[[str], int]:
 
 
 # Flags that take a value, with their help text and argparse settings.
-_VALUED = (
+_VALUED: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (
         ("-o", "--output"),
         {"default": "-", "help": "output file, written atomically ('-' for stdout)"},
@@ -201,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
     """Pass flags (`--NAME[=options]`, any flag shlo-opt does not define) apart from the rest:
     argparse would take an unknown flag whose options hold a space for the input file."""
-    ours, passes = [], []
+    ours: list[str] = []
+    passes: list[str] = []
     for arg in argv:
         is_pass = arg.startswith("--") and arg.partition("=")[0] not in _OPTIONS
         (passes if is_pass else ours).append(arg)

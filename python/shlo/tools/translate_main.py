@@ -177,7 +177,7 @@ class _Parser(argparse.ArgumentParser):
             message = f"Unknown command line argument '{unknown.split()[0]}'.  Try: '{PROG} --help'"
         self.exit(1, f"{PROG}: {message}\n")
 
-    def _add_action(self, action: argparse.Action) -> argparse.Action:
+    def _add_action(self, action: Any) -> Any:
         names = action.option_strings
         action.option_strings = [*names, *(n[1:] for n in names if n.startswith("--"))]
         return super()._add_action(action)

@@ -9,8 +9,9 @@ import platform
 import textwrap
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from shlo.backend.host import l2_bytes_per_thread
+from shlo.support.host import l2_bytes_per_thread
 
 # the extensions whose presence changes what IREE's llvm-cpu backend and PyTorch's kernels use
 ISA_FLAGS = (
@@ -19,7 +20,7 @@ ISA_FLAGS = (
 )  # fmt: skip
 
 
-def read_cpuinfo(text: str) -> dict[str, object]:
+def read_cpuinfo(text: str) -> dict[str, Any]:
     """The model name, its family/model/stepping (a virtual machine's model name is often just
     "Intel(R) Xeon(R) Processor", whatever the generation) and the ISA_FLAGS present, from the
     first processor listed in /proc/cpuinfo's `text`."""
@@ -28,7 +29,7 @@ def read_cpuinfo(text: str) -> dict[str, object]:
         key, _, value = line.partition(":")
         fields.setdefault(key.strip(), value.strip())
     flags = set((fields.get("flags") or fields.get("Features") or "").split())
-    numbers = [fields.get(key) for key in ("cpu family", "model", "stepping")]
+    numbers = [fields.get(key, "") for key in ("cpu family", "model", "stepping")]
     return {
         "cpu": fields.get("model name", ""),
         "model_id": "/".join(numbers) if all(numbers) else None,
@@ -37,7 +38,7 @@ def read_cpuinfo(text: str) -> dict[str, object]:
 
 
 @cache
-def describe_machine() -> dict[str, object]:
+def describe_machine() -> dict[str, Any]:
     """{"cpu", "model_id" (family/model/stepping), "isa", "l2_kib_per_thread", "cores"}."""
     try:
         described = read_cpuinfo(Path("/proc/cpuinfo").read_text())

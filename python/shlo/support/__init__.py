@@ -1,0 +1,1 @@
+"""Facts about the host and the process that every layer may read."""
