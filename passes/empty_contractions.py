@@ -12,8 +12,8 @@ from typing import Any
 
 from shlo.ir.edit import rewrite_each
 from shlo.ir.elementwise import zeros
+from shlo.ir.measures import contraction_depth
 from shlo.ir.stablehlo import ir
-from shlo.passes.op_stats import contraction_depth
 from shlo.pipeline.python_pass import register_pass
 
 _CONTRACTIONS = ("stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution")

@@ -16,33 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shlo.ir.edit import ops_in
+from shlo.ir.iree_gaps import F32_ONLY, f64_math
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
-
-# Elementwise ops whose SPIR-V (GLSL.std.450) lowering exists only for 16/32-bit floats.
-F32_ONLY = (
-    "stablehlo.atan2",
-    "stablehlo.cbrt",
-    "stablehlo.cosine",
-    "stablehlo.exponential",
-    "stablehlo.exponential_minus_one",
-    "stablehlo.log",
-    "stablehlo.log_plus_one",
-    "stablehlo.logistic",
-    "stablehlo.power",
-    "stablehlo.sine",
-    "stablehlo.tan",
-    "stablehlo.tanh",
-)
-# f64 functions IREE's llvm-cpu target turns into libm calls its embedded linker lacks.
-LIBM_ONLY = (
-    "stablehlo.atan2",
-    "stablehlo.cosine",
-    "stablehlo.sine",
-    "stablehlo.tan",
-    "stablehlo.tanh",
-)
 
 
 @dataclass(frozen=True)
@@ -50,15 +26,6 @@ class F64MathOptions:
     ops: tuple[str, ...] = field(
         default=F32_ONLY, metadata={"help": "the op names to compute in f32 (default: SPIR-V's)"}
     )
-
-
-def f64_math(module: Any, names: tuple[str, ...] = F32_ONLY) -> list[Any]:
-    """The ops this pass would compute in f32: ops named in `names` with f64 results."""
-    return [
-        op
-        for op in ops_in(module)
-        if op.name in names and str(ir.ShapedType(op.results[0].type).element_type) == "f64"
-    ]
 
 
 def _with_element(value_type: Any, element: Any) -> Any:

@@ -15,7 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from shlo.ir.stablehlo import ConvDimensionNumbers, DotDimensionNumbers, ir
+from shlo.ir.measures import contraction_depth
+from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import PassFailure, register_pass
 
 _CONSTANTS = ("stablehlo.constant", "arith.constant")
@@ -55,21 +56,6 @@ def _matmul_flops(op: Any) -> int:
     if not (lhs.has_static_shape and rhs.has_static_shape and result.has_static_shape):
         return 0
     return 2 * math.prod(result.shape) * contraction_depth(op)
-
-
-def contraction_depth(op: Any) -> int:
-    """How many products a dot, dot_general or convolution with static operand shapes sums
-    into each element of its result."""
-    lhs, rhs = (ir.ShapedType(v.type) for v in op.operands[:2])
-    if op.name == "stablehlo.dot":
-        return lhs.shape[-1]
-    if op.name == "stablehlo.dot_general":
-        numbers = DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-        return math.prod(lhs.shape[d] for d in numbers.lhs_contracting_dimensions)
-    numbers = ConvDimensionNumbers(op.attributes["dimension_numbers"])
-    return rhs.shape[numbers.kernel_input_feature_dimension] * math.prod(
-        rhs.shape[d] for d in numbers.kernel_spatial_dimensions
-    )
 
 
 def function_stats(function: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ dispatch then also stopped after 65,535 elements of a row.  It handles reduction
 tensor whose body is one elementwise op (sum, product, max, min, and, or, xor) on static
 shapes, which is what torch-mlir emits for sums, means, norms and max/min.  A `dot_general`
 gets its contracted elements, padded with zeros, as chunks in a new batch dimension and a sum
-over them.  `long_rows` names what remains (scans, argmax, convolutions).
+over them.  `shlo.ir.iree_gaps.long_rows` names what remains (scans, argmax, convolutions).
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir.edit import combiner, create, ops_in, rewrite_each, shaped_like, transpose
+from shlo.ir.edit import combiner, create, rewrite_each, shaped_like, transpose
 from shlo.ir.elementwise import zeros
+from shlo.ir.iree_gaps import LIMIT
+from shlo.ir.measures import contraction_depth
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
-from shlo.passes.op_stats import contraction_depth
 from shlo.pipeline.python_pass import register_pass
 
-LIMIT = 65535
 CHUNK = 4096
 _BODIES = (
     "stablehlo.add",
@@ -145,30 +145,6 @@ def _split_dot(dot: Any) -> None:
         _reduce_last(partial, zeros(shaped_like(dot.results[0], [])), "stablehlo.add")
     )
     dot.erase()
-
-
-def long_rows(module: Any) -> list[tuple[Any, int]]:
-    """The reductions, windowed reductions (cumulative sums), matmuls and convolutions of
-    static shape in `module` that still combine more than `LIMIT` elements into one result,
-    with that count: those this pass does not split, which IREE's Vulkan target computes
-    wrong."""
-    found = []
-    for op in ops_in(module):
-        if not all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands[:2]):
-            continue  # a dynamic length is not known here
-        if op.name == "stablehlo.reduce":
-            shape = ir.RankedTensorType(op.operands[0].type).shape
-            dims = ir.DenseI64ArrayAttr(op.attributes["dimensions"])
-            length = math.prod(shape[d] for d in dims)
-        elif op.name == "stablehlo.reduce_window":
-            length = math.prod(ir.DenseI64ArrayAttr(op.attributes["window_dimensions"]))
-        elif op.name in ("stablehlo.convolution", "stablehlo.dot_general", "stablehlo.dot"):
-            length = contraction_depth(op)
-        else:
-            continue
-        if length > LIMIT:
-            found.append((op, length))
-    return found
 
 
 @register_pass("shlo-split-long-reductions")

@@ -11,6 +11,7 @@ from typing import Any
 from shlo.backend.flags import ModuleFacts, keeps_f64
 from shlo.backend.targets import CompileError, Target
 from shlo.ir.diagnostics import location_text
+from shlo.ir.iree_gaps import F32_ONLY, LIBM_ONLY, LIMIT, f64_math, long_rows
 from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
@@ -92,8 +93,6 @@ def _refuse_long_rows(module: IRModule) -> None:
     """IREE's Vulkan target combines at most 65,535 elements into one result of a reduction,
     a scan or an argmax, and returns wrong numbers with no error beyond that: what
     `shlo-split-long-reductions` could not split is refused."""
-    from shlo.passes.split_long_reductions import LIMIT, long_rows
-
     found = long_rows(module)
     if found:
         op, length = found[0]
@@ -123,8 +122,6 @@ def _f64_math_in_f32(module: IRModule, target: Target) -> IRModule:
     """Math functions `target` has no f64 code for (IREE 3.13: SPIR-V has none of them, and
     llvm-cpu lacks the libm ones) run in f32, the rest of an f64 program in f64.  Says so,
     since their results then carry f32's precision."""
-    from shlo.passes.f64_math_in_f32 import F32_ONLY, LIBM_ONLY, f64_math
-
     names = {Target.VULKAN: F32_ONLY, Target.LLVM_CPU: LIBM_ONLY}.get(target, ())
     found = sorted({op.name for op in f64_math(module, names)})
     if not found:

@@ -64,8 +64,8 @@ from shlo.frontend.numbers import (
 from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.edit import functions, ops_in
 from shlo.ir.module import IRModule, PrintOptions
+from shlo.ir.scalars import number_results_as_tensors, rewrite_scalars
 from shlo.ir.stablehlo import WORLD, ir
-from shlo.passes.scalars_to_stablehlo import number_results_as_tensors, rewrite_scalars
 from shlo.pipeline.run import run_pipeline
 
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
