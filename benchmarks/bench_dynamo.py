@@ -22,9 +22,9 @@ from typing import Any
 
 import torch
 
-from shlo.frontend.dynamo import ShloFallbackWarning
 from shlo.runtime.timing import median_ms
 from shlo.tools.demo_models import DEMO_MODELS
+from shlo.torch.dynamo import ShloFallbackWarning
 
 
 class Tiny(torch.nn.Module):

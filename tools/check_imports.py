@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Check shlo's imports: no cycles, no private names across modules, bindings in their modules.
+"""Check shlo's imports: layers one way, no cycles, no private names across modules, bindings
+in their modules.
 
     python3 tools/check_imports.py          # exit 1 and one line per problem, else a summary
+
+Layers follow the data flow (`LAYERS`, top first): a module imports its own folder and the
+layers below, never a layer above nor a peer folder of its own layer.
 
 Every import counts, the ones inside functions too (a cycle that only closes at run time is
 still a cycle); imports under `if TYPE_CHECKING:` do not, as they never run.  The MLIR, IREE
@@ -27,6 +31,53 @@ BINDING_MODULES = {
     "shlo.frontend.fx_importer": "torch-mlir's FX importer and its internals",
     "shlo.serving.tf_writer": "TensorFlow, in a child process (its MLIR and torch-mlir's clash)",
 }
+
+# Folders and top-level modules, from the top layer down.  Within a layer the folders are
+# peers that never import each other: the products compose the stages, the stages share what
+# lies below them.
+LAYERS = (
+    ("shlo.__main__",),  # `python -m shlo`
+    ("shlo.tools",),  # the commands
+    ("shlo", "shlo.api"),  # the Python entry points
+    ("shlo.serving",),  # SavedModels, from what the products make
+    ("shlo.torch", "shlo.compare"),  # products: PyTorch end to end, devices against the oracle
+    ("shlo.passes",),  # shlo's own passes, reached by name through the pipeline
+    ("shlo.frontend", "shlo.backend", "shlo.interpreter"),  # the stages
+    ("shlo.runtime",),
+    ("shlo.pipeline",),
+    ("shlo.ir",),
+    ("shlo.support", "shlo.errors", "shlo.lifetime", "shlo.settings"),  # host and process facts
+)
+# The one edge upward: the pipeline finds shlo's own passes by name in the index that the
+# `shlo.passes` package holds (a table that imports nothing), then imports the pass's module
+# by its name.
+INDEX_EDGE = ("shlo.pipeline.python_registry", "shlo.passes")
+
+
+def unit(module: str) -> tuple[int, str]:
+    """(layer, folder) of `module`: the longest entry of `LAYERS` it lies in."""
+    best = (len(LAYERS), "")
+    for layer, entries in enumerate(LAYERS):
+        for entry in entries:
+            inside = module == entry or (entry != "shlo" and module.startswith(entry + "."))
+            if inside and len(entry) > len(best[1]):
+                best = (layer, entry)
+    return best
+
+
+def layer_problems(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that go up a layer or across to a peer folder."""
+    problems = []
+    for name, targets in sorted(graph.items()):
+        here = unit(name)
+        for target in sorted(targets):
+            there = unit(target)
+            if there[1] == here[1] or (name, target) == INDEX_EDGE:
+                continue
+            if there[0] <= here[0]:
+                way = "a peer" if there[0] == here[0] else "a layer above"
+                problems.append(f"{name} imports {target}, {way} ({there[1]} from {here[1]})")
+    return problems
 
 
 def modules() -> dict[str, Path]:
@@ -116,6 +167,9 @@ def main() -> int:
     known = modules()
     problems, graph = check(known)
     problems += [f"import cycle: {' <-> '.join(component)}" for component in cycles(graph)]
+    problems += layer_problems(graph)
+    if SOURCES["shlo.passes"].joinpath("__init__.py").read_text().count("import "):
+        problems.append("passes/__init__.py imports: the index the pipeline reads must not")
     for problem in problems:
         print(problem)
     if problems:
@@ -123,8 +177,9 @@ def main() -> int:
         return 1
     edges = sum(map(len, graph.values()))
     print(
-        f"check_imports: {len(known)} modules, {edges} imports: no cycles, no private names "
-        f"across modules, bindings only in {len(BINDING_MODULES)} modules"
+        f"check_imports: {len(known)} modules, {edges} imports: {len(LAYERS)} layers one way, "
+        f"no cycles, no private names across modules, bindings only in {len(BINDING_MODULES)} "
+        "modules"
     )
     return 0
 

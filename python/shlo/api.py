@@ -17,12 +17,12 @@ from shlo.frontend.torch_import import FrontendError, Imported, import_model
 from shlo.ir.load import load
 from shlo.ir.module import IRModule, ParseError, PrintOptions
 from shlo.pipeline.run import FLATTEN, PipelineRunError, flatten, run_pipeline
-from shlo.runtime.compile_torch import compile_torch
-from shlo.runtime.compiled_model import CompiledModel
 from shlo.runtime.errors import RunError
-from shlo.runtime.host_device import on_faster_host_device
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.runtime.numerics import assert_close
+from shlo.torch.compile_torch import compile_torch
+from shlo.torch.compiled_model import CompiledModel
+from shlo.torch.host_device import on_faster_host_device
 
 __all__ = [
     "DEVICES",

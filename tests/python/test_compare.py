@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shlo.interpreter.compare_devices import compare_devices
+from shlo.compare import compare_devices
 from shlo.ir.module import parse_source
 from shlo.ir.source import Source
 from shlo.ir.worlds import ContextPolicy, get_world

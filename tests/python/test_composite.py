@@ -12,10 +12,10 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 from shlo.api import compile_module, compile_torch, flatten, run_pipeline
-from shlo.frontend.bundle import Bundle, save_bundle
 from shlo.frontend.composite import CompositeBuilder
 from shlo.frontend.torch_import import import_model
 from shlo.runtime.numerics import assert_close
+from shlo.torch.bundle import Bundle, save_bundle
 
 
 class AttentionBlock(torch.nn.Module):

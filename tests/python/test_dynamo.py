@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from shlo.backend.targets import target_for_device
-from shlo.frontend.dynamo import ShloFallbackWarning
 from shlo.runtime.numerics import assert_close
+from shlo.torch.dynamo import ShloFallbackWarning
 from test_zoo import DEVICES, EXAMPLES
 
 # IREE 3.13's Vulkan target cannot compile the index arithmetic of the gather dynamo's graph

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from shlo.api import compile_torch
-from shlo.runtime.compiled_model import CompiledModel
-from shlo.runtime.host_device import POOL_WINS_MS, on_faster_host_device
 from shlo.tools.demo_models import MLP
+from shlo.torch.compiled_model import CompiledModel
+from shlo.torch.host_device import POOL_WINS_MS, on_faster_host_device
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ def test_weights_that_never_enter_the_ir_give_the_same_numbers(tmp_path: Path, t
 def test_large_models_get_an_archive_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
     model, x = MLP().eval(), torch.randn(8, 64)
     weight_bytes = sum(t.nbytes for t in model.state_dict().values())
-    monkeypatch.setattr(importlib.import_module("shlo.runtime.compile_torch"),
+    monkeypatch.setattr(importlib.import_module("shlo.torch.compile_torch"),
                         "AUTO_ARCHIVE_BYTES", weight_bytes)  # fmt: skip
     compiled = compile_torch(model, (x,), device="local-sync")
     archive = compiled.parameters
@@ -59,10 +59,10 @@ def test_large_models_get_an_archive_of_their_own(monkeypatch: pytest.MonkeyPatc
     gc.collect()
     assert not archive.parent.exists()
     # smaller models, the cache and other targets keep the weights in the .vmfb
-    monkeypatch.setattr(importlib.import_module("shlo.runtime.compile_torch"),
+    monkeypatch.setattr(importlib.import_module("shlo.torch.compile_torch"),
                         "AUTO_ARCHIVE_BYTES", weight_bytes + 1)  # fmt: skip
     assert compile_torch(model, (x,), device="local-sync").parameters is None
-    monkeypatch.setattr(importlib.import_module("shlo.runtime.compile_torch"),
+    monkeypatch.setattr(importlib.import_module("shlo.torch.compile_torch"),
                         "AUTO_ARCHIVE_BYTES", 0)  # fmt: skip
     assert compile_torch(model, (x,), device="local-sync", use_cache=True).parameters is None
     assert compile_torch(model, (x,), target="vmvx").parameters is None

@@ -17,7 +17,6 @@ from torch.export import Dim
 
 from conftest import needs_tensorflow
 from shlo.errors import ShloError
-from shlo.frontend.bundle import save_bundle
 from shlo.runtime.numerics import assert_close
 from shlo.runtime.tensors import to_numpy
 from shlo.serving.saved_model import (
@@ -26,6 +25,7 @@ from shlo.serving.saved_model import (
     save_torch_module_as_tf_saved_model,
 )
 from shlo.tools.cli import main
+from shlo.torch.bundle import save_bundle
 
 TORCH_XLA_BUNDLE = Path(__file__).parent / "fixtures" / "torch_xla_bundle"
 

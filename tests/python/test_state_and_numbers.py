@@ -14,7 +14,7 @@ import torch
 from torch.testing import assert_close
 
 from shlo.api import FrontendError, ShloError, compile_torch, import_model
-from shlo.frontend.dynamo import ShloFallbackWarning
+from shlo.torch.dynamo import ShloFallbackWarning
 
 
 class Scale(torch.nn.Module):

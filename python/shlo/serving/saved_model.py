@@ -31,7 +31,12 @@ import torch
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
-from shlo.frontend.bundle import (
+from shlo.ir.element_types import as_saved
+from shlo.ir.module import IRModule
+from shlo.ir.portable import readable_by, serialize
+from shlo.runtime.numerics import assert_close
+from shlo.runtime.tensors import to_numpy, to_torch
+from shlo.torch.bundle import (
     INPUT_ARG,
     FunctionMeta,
     VariableSignature,
@@ -43,11 +48,6 @@ from shlo.frontend.bundle import (
     untupled,
     value_file,
 )
-from shlo.ir.element_types import as_saved
-from shlo.ir.module import IRModule
-from shlo.ir.portable import readable_by, serialize
-from shlo.runtime.numerics import assert_close
-from shlo.runtime.tensors import to_numpy, to_torch
 
 PLATFORMS = ("CPU", "CUDA", "ROCM", "TPU")
 _INSTALL = "install the extra: pip install 'shlo[tf]' (tensorflow-cpu)"

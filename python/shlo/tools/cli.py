@@ -42,7 +42,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         with steps.step(f"building {args.factory}"):
             model, inputs = _model_and_inputs(args.factory, args.input)
         if args.bundle:
-            from shlo.frontend.bundle import save_bundle
+            from shlo.torch.bundle import save_bundle
 
             with steps.step("torch.export, torch-mlir import, writing the bundle"):
                 meta = save_bundle(model.eval(), inputs, args.bundle)
@@ -96,7 +96,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     with Steps(2, quiet=args.quiet) as steps:
         with steps.step(f"reading {args.input}"):
             if Path(args.input).is_dir():
-                from shlo.frontend.bundle import load_module
+                from shlo.torch.bundle import load_module
 
                 module, _ = load_module(args.input)
             else:
@@ -124,7 +124,7 @@ def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
 
     if Path(args.module).is_dir():
         from shlo.backend.targets import target_for_device
-        from shlo.frontend.bundle import Bundle
+        from shlo.torch.bundle import Bundle
 
         target = target_for_device(args.device)
         loaded = Bundle(args.module, target=target.value, device=args.device).loaded
@@ -241,7 +241,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Interpreter vs IREE on each device (vs eager too for a PyTorch factory)."""
-    from shlo.interpreter.compare_devices import compare_devices, format_reports
+    from shlo.compare import compare_devices, format_reports
     from shlo.runtime.value_syntax import parse_values
     from shlo.tools.progress import Steps
 

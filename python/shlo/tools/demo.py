@@ -24,11 +24,11 @@ from shlo.backend.compile import Compiled, compile_module
 from shlo.backend.targets import DEVICES, Target
 from shlo.frontend.torch_import import import_model
 from shlo.pipeline.run import flatten
-from shlo.runtime.compiled_model import CompiledModel
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.runtime.numerics import compare_outputs
 from shlo.runtime.timing import time_calls
 from shlo.tools.demo_models import DEMO_MODELS, Example
+from shlo.torch.compiled_model import CompiledModel
 
 # Every device here, local-sync (one thread) beside local-task (a thread pool) included: on
 # small models the pool's dispatch costs more than it saves, and the table shows both.

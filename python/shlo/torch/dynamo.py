@@ -29,7 +29,7 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._subclasses.fake_tensor import unset_fake_temporarily
 
 from shlo.errors import ShloError
-from shlo.runtime.compile_torch import compile_torch
+from shlo.torch.compile_torch import compile_torch
 
 
 class ShloFallbackWarning(UserWarning):

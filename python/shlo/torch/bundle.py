@@ -42,10 +42,10 @@ from shlo.ir.source import Source
 from shlo.ir.stablehlo import WORLD, stablehlo_version
 from shlo.ir.worlds import ContextPolicy
 from shlo.pipeline.run import flatten, run_pipeline
-from shlo.runtime.compiled_model import check_call
 from shlo.runtime.loaded import LoadedModule
 from shlo.runtime.tensors import to_numpy, to_torch
 from shlo.runtime.untrusted import UntrustedFileError, open_regular, read_bytes, read_npy
+from shlo.torch.compiled_model import check_call
 
 INPUT_ARG, PARAMETER, CONSTANT = "input_arg", "parameter", "constant"
 _TYPE = re.compile(r"tensor<((?:[0-9?]+x)*)([a-z]\w*)>")
@@ -367,9 +367,9 @@ class Bundle:
             raise BundleError(
                 f"the bundle takes {max(self.positions) + 1} inputs, got {len(leaves)}"
             )
-        outputs = self.loaded("main", *[to_numpy(leaves[p]) for p in self.positions])
-        if any(isinstance(leaf, torch.Tensor) for leaf in leaves):
-            outputs = [to_torch(o) for o in outputs]
+        arrays = self.loaded("main", *[to_numpy(leaves[p]) for p in self.positions])
+        tensors = any(isinstance(leaf, torch.Tensor) for leaf in leaves)
+        outputs: list[Any] = [to_torch(o) for o in arrays] if tensors else arrays
         if self.out_spec is None:
             return outputs
         return pytree.tree_unflatten(outputs, self.out_spec)

@@ -16,9 +16,9 @@ from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
 from shlo.frontend.torch_import import FrontendError, import_model
 from shlo.pipeline.run import flatten
-from shlo.runtime.compiled_model import CompiledModel
-from shlo.runtime.host_device import on_faster_host_device
 from shlo.runtime.loaded import LoadedModule
+from shlo.torch.compiled_model import CompiledModel
+from shlo.torch.host_device import on_faster_host_device
 
 # Models with at least this many bytes of weights compile for llvm-cpu with their weights in a
 # parameter archive of their own unless told where: iree-compile then never holds them, and

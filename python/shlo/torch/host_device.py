@@ -15,8 +15,8 @@ from collections.abc import Callable
 import torch
 
 from shlo.backend.targets import HOST_DEVICES
-from shlo.runtime.compiled_model import CompiledModel
 from shlo.runtime.timing import median_ms
+from shlo.torch.compiled_model import CompiledModel
 
 # Milliseconds of one call on the pool above which the pool is kept without timing the rest:
 # about a thousand times the pool's cost per dispatch (benchmarks/README.md).
