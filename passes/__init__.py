@@ -32,5 +32,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-strip-data": "strip_data",
     "shlo-torch-nan-order": "torch_nan_order",
     "shlo-verify-flat": "flatten",
+    "stablehlo-aggressive-folder": "stablehlo_aggressive_folder",
     "stablehlo-deserialize": "stablehlo_deserialize",
+    "stablehlo-target-independent-optimization": "stablehlo_target_independent_optimization",
 }

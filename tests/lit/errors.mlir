@@ -19,9 +19,3 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %x, %nope : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
-
-// Upstream passes the pinned wheels do not carry are named as such, with what to use instead.
-// RUN: not shlo-opt %s --stablehlo-aggressive-folder 2>&1 | filecheck %s --check-prefix=ABSENT
-// ABSENT: shlo-opt: upstream pass '--stablehlo-aggressive-folder' is not built into the torch-mlir or IREE wheels; did you mean '--stablehlo-aggressive-simplification'?
-// RUN: not shlo-opt %s --pass-pipeline='builtin.module(stablehlo-target-independent-optimization)' 2>&1 | filecheck %s --check-prefix=ABSENT-PIPELINE
-// ABSENT-PIPELINE: shlo-opt: upstream pass 'stablehlo-target-independent-optimization' is not built into the torch-mlir or IREE wheels; did you mean 'stablehlo-aggressive-simplification'?

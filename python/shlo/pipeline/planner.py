@@ -69,9 +69,15 @@ def plan(
 
 
 def _expand_pipelines(elements: list[Element]) -> list[Element]:
-    """Python pass pipelines replaced, recursively, by the elements they stand for."""
+    """Python pass pipelines replaced, recursively, by the elements they stand for; Python
+    passes nested in `func.func(...)` that run on each function themselves lifted out."""
     expanded: list[Element] = []
     for element in elements:
+        if element.name == "func.func" and element.nested:
+            lifted = _lift_function_passes(element.nested)
+            if lifted is not None:
+                expanded += _expand_pipelines(lifted)
+                continue
         pipeline = python_pass(element.name) if element.nested is None else None
         if pipeline is None or pipeline.expands_to is None:
             expanded.append(element)
@@ -82,6 +88,27 @@ def _expand_pipelines(elements: list[Element]) -> list[Element]:
             raise PipelineError(f"{element.name}: {error}") from None
         expanded += _expand_pipelines(parse_elements(text))
     return expanded
+
+
+def _lift_function_passes(nested: tuple[Element, ...]) -> list[Element] | None:
+    """`func.func(a, p, b)` as `func.func(a), p, func.func(b)` where `p` is a Python pass
+    anchored on functions (it runs on each one itself); None where none is nested."""
+    parts: list[Element] = []
+    run: list[Element] = []
+    for element in nested:
+        found = python_pass(element.name) if element.nested is None else None
+        if found is None or found.anchor != "func.func":
+            run.append(element)
+            continue
+        if run:
+            parts.append(Element("func.func", nested=tuple(run)))
+            run = []
+        parts.append(element)
+    if not parts:
+        return None
+    if run:
+        parts.append(Element("func.func", nested=tuple(run)))
+    return parts
 
 
 def _classify(

@@ -39,7 +39,9 @@ class PythonPass:
     A pass made with `register_pipeline` has `expands_to` instead: it stands for a pipeline of
     other passes (any world's), as MLIR's registered pass pipelines do.  A pass that `checks`
     fails as its answer (the input lacks what it checks for), so its failure leaves no
-    reproducer behind.
+    reproducer behind.  A pass whose `anchor` is `func.func` (an upstream pass anchored on
+    functions) runs on each top-level function itself, so a pipeline may nest it as MLIR's
+    pipelines nest such passes: `func.func(name)`.
     """
 
     name: str
@@ -48,6 +50,7 @@ class PythonPass:
     options_type: type | None = None
     expands_to: Callable[[Any], str] | None = None
     checks: bool = False
+    anchor: str | None = None
 
     def option_help(self) -> list[tuple[str, str, str]]:
         """(option name, type name, description) for each option, for --list-passes."""
@@ -138,12 +141,19 @@ def _register(
     description: str | None,
     pipeline: bool,
     checks: bool = False,
+    anchor: str | None = None,
 ) -> PythonPass:
     if name in REGISTRY:
         raise ValueError(f"a Python pass named '{name}' is already registered")
     summary = description or (fn.__doc__ or "").strip().split("\n")[0]
     registered = PythonPass(
-        name, summary, _expanded_only if pipeline else fn, options, fn if pipeline else None, checks
+        name,
+        summary,
+        _expanded_only if pipeline else fn,
+        options,
+        fn if pipeline else None,
+        checks,
+        anchor,
     )
     REGISTRY[name] = registered
     return registered
@@ -154,10 +164,17 @@ def _expanded_only(operation: Any, options: Any) -> None:
 
 
 def register_pass(
-    name: str, *, options: type | None = None, description: str | None = None, checks: bool = False
+    name: str,
+    *,
+    options: type | None = None,
+    description: str | None = None,
+    checks: bool = False,
+    anchor: str | None = None,
 ) -> Callable[[Callable[[Any, Any], None]], PythonPass]:
     """Decorator: register `fn(module_op, options)` as the Python pass `name`."""
-    return lambda fn: _register(name, fn, options, description, pipeline=False, checks=checks)
+    return lambda fn: _register(
+        name, fn, options, description, pipeline=False, checks=checks, anchor=anchor
+    )
 
 
 def register_pipeline(

@@ -47,10 +47,7 @@ _STABLEHLO_ONLY = {
     "vhlo-to-version": "Convert between versions of VHLO.",
 }
 # Upstream stablehlo-opt passes that no binding and no tool in the pinned wheels registers.
-UNAVAILABLE = {
-    "stablehlo-aggressive-folder": "stablehlo-aggressive-simplification",
-    "stablehlo-target-independent-optimization": "stablehlo-aggressive-simplification",
-}
+UNAVAILABLE: dict[str, str] = {}
 _PASS_LINE = re.compile(r"^  --(\S+?)\s+-\s+(.*)$")
 _OPTION_LINE = re.compile(r"^    --([^=\s]+)(?:=<(\w[\w-]*)>)?\s+-\s+(.*)$")
 
