@@ -1,42 +1,240 @@
-"""The README's Python snippets run exactly as printed, and the public load API behaves as
-they say (text, bytecode, either world, mlir-opt's error format, short reprs)."""
+"""Every snippet of README.md and docs/*.md runs as printed, and prints what the page shows;
+the public load API behaves as the pages say (text, bytecode, either world, mlir-opt's error
+format, short reprs).
+
+How a page is read (docs/testing.md says the same for writers):
+- a ```sh block runs line by line in bash (a line ending in `\\` continues), each line exiting 0,
+  or N where the line ends in the comment `# exit N`; a ```python block runs in this process;
+- the blocks of one page run in order in one fresh folder, so a later block uses the files an
+  earlier one wrote; `<!-- file: NAME -->` before any block writes its text to NAME there;
+- a ```text block right after a run block is what that block prints (stdout and stderr): each
+  of its lines must appear in the output, in order, `...` standing for any text;
+- `<!-- cwd: repository -->` runs a block in the repository root instead (read-only commands);
+- `<!-- not run: REASON -->` keeps a block out (a GPU, the whole suite): a few, each with a
+  reason; `<!-- needs: tensorflow -->` blocks run in the slow TensorFlow test alone.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 import sys
+import types
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 import shlo
-from conftest import TENSORFLOW_MARKS, needs_tensorflow
+from conftest import needs_tensorflow
 from shlo.api import ParseError
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SNIPPETS = re.findall(r"^```python\n(.*?)^```", README.read_text(), re.MULTILINE | re.DOTALL)
-BLOCKS = re.findall(r"^```sh\n(.*?)^```", README.read_text(), re.M | re.S)
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+RUNNABLE = ("sh", "python")
+MARKER = re.compile(r"<!-- (file|not run|needs|cwd): (.+?) -->")
+MOST_NOT_RUN = 4  # blocks no test can run (a GPU, the whole suite); keep them few
 MAIN = "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}"
 
 
-@pytest.mark.parametrize(
-    "index",
-    [
-        pytest.param(i, marks=TENSORFLOW_MARKS if "shlo.serving" in snippet else [])
-        for i, snippet in enumerate(SNIPPETS)
-    ],
-)
-def test_readme_snippet_runs(
-    index: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@dataclass
+class Block:
+    page: Path
+    line: int  # of the opening fence, 1-based
+    language: str
+    text: str
+    markers: dict[str, str] = field(default_factory=dict)
+    output: str | None = None  # the ```text block right after it
+
+    def __str__(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    """The page's fenced blocks, each with its markers and the output shown after it."""
+    found: list[Block] = []
+    lines = page.read_text().splitlines()
+    markers: dict[str, str] = {}
+    index, after_run = 0, False  # after_run: only blank lines since a run block closed
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("```"):
+            end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
+            block = Block(page, index + 1, line[3:].strip(), "\n".join(lines[index + 1 : end]))
+            block.text += "\n"
+            block.markers, markers = markers, {}
+            if block.language == "text" and after_run and not block.markers:
+                found[-1].output = block.text
+                after_run = False
+            else:
+                found.append(block)
+                after_run = block.language in RUNNABLE
+            index = end + 1
+            continue
+        if match := MARKER.fullmatch(line.strip()):
+            markers[match[1]] = match[2]
+        elif line.strip():
+            markers, after_run = {}, False
+        index += 1
+    return found
+
+
+def _page_id(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def _shell_lines(text: str) -> list[str]:
+    joined = re.sub(r"\\\n\s*", "", text)
+    return [line for line in joined.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _run_sh(block: Block, folder: Path) -> str:
+    """Each line in bash with the environment's scripts on the PATH; their output, in order."""
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"
+    printed = []
+    for line in _shell_lines(block.text):
+        status = re.search(r"# exit (\d+)\s*$", line)
+        done = subprocess.run(
+            ["bash", "-c", line], cwd=folder, env={**os.environ, "PATH": path},
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+        )  # fmt: skip
+        expected = int(status[1]) if status else 0
+        assert done.returncode == expected, f"{block}: {line}\n{done.stdout[-3000:]}"
+        printed.append(done.stdout)
+    return "".join(printed)
+
+
+def _run_python(block: Block, folder: Path, capture: pytest.CaptureFixture[str]) -> str:
+    """Exec the block in `folder` in this process; what it printed (pytest's capture, whose
+    stdout has a binary buffer as a terminal's has)."""
+    capture.readouterr()
+    old = Path.cwd()
+    module = types.ModuleType("__snippet__")  # a module of its own, as dataclasses need
+    sys.modules[module.__name__] = module
+    os.chdir(folder)
+    try:
+        exec(compile(block.text, str(block), "exec"), module.__dict__)  # noqa: S102
+    finally:
+        os.chdir(old)
+        del sys.modules[module.__name__]
+    printed = capture.readouterr()
+    return printed.out + printed.err
+
+
+def check_output(block: Block, printed: str) -> None:
+    """Each line the page shows appears in `printed`, in order; `...` stands for any text."""
+    lines = printed.splitlines()
+    at = 0
+    for expected in (block.output or "").splitlines():
+        if expected.strip() in ("", "..."):
+            continue
+        pattern = re.compile(".*".join(map(re.escape, expected.rstrip().split("..."))))
+        at = next(
+            (i + 1 for i in range(at, len(lines)) if pattern.fullmatch(lines[i].rstrip())), -1
+        )
+        assert at > 0, f"{block}: no line like {expected!r} (in order) in:\n{printed[-3000:]}"
+
+
+def run_page(
+    page: Path, folder: Path, capture: pytest.CaptureFixture[str], *, tensorflow: bool
+) -> int:
+    """Run the page's blocks in order in `folder`: those that need TensorFlow or the others."""
+    ran = 0
+    for block in blocks(page):
+        if "file" in block.markers:
+            (folder / block.markers["file"]).write_text(block.text)
+            continue
+        if block.language not in RUNNABLE or "not run" in block.markers:
+            continue
+        if ("needs" in block.markers) != tensorflow:
+            continue
+        where = ROOT if block.markers.get("cwd") == "repository" else folder
+        if block.language == "sh":
+            printed = _run_sh(block, where)
+        else:
+            printed = _run_python(block, where, capture)
+        if block.output is not None:
+            check_output(block, printed)
+        ran += 1
+    return ran
+
+
+def test_every_snippet_is_run_or_says_why_not() -> None:
+    """No fence without a language, commands only as `sh` or `python` (another spelling would
+    never run), no unknown marker, few blocks left unrun."""
+    not_run = []
+    for page in PAGES:
+        for block in blocks(page):
+            assert block.language, f"{block}: a fence without a language"
+            spelled = {"bash": "sh", "shell": "sh", "console": "sh", "py": "python"}
+            assert block.language not in spelled, f"{block}: spell it {spelled[block.language]}"
+            assert set(block.markers) <= {"file", "not run", "needs", "cwd"}, str(block)
+            assert block.markers.get("needs", "tensorflow") == "tensorflow", str(block)
+            assert block.markers.get("cwd", "repository") == "repository", str(block)
+            if "not run" in block.markers:
+                assert block.markers["not run"].strip(), f"{block}: say why it is not run"
+                not_run.append(str(block))
+    assert 0 < len(not_run) <= MOST_NOT_RUN, not_run
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_page_snippets_run_as_printed(
+    page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)  # snippets that write files write them here
-    exec(compile(SNIPPETS[index], f"README.md snippet {index}", "exec"), {})  # noqa: S102
-    printed = capsys.readouterr().out
-    for comment in re.findall(r"print\(.*\)\s+# (<[^\n]*|stablehlo\.\S+)", SNIPPETS[index]):
-        assert comment.split(" ...")[0].rstrip(">") in printed
+    run_page(page, tmp_path, capsys, tensorflow=False)
+
+
+@needs_tensorflow
+def test_tensorflow_snippets_run_as_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran = 0
+    for page in PAGES:
+        (tmp_path / page.stem).mkdir()
+        ran += run_page(page, tmp_path / page.stem, capsys, tensorflow=True)
+    assert ran > 0
+    assert (tmp_path / "pytorch" / "mlp_saved" / "saved_model.pb").is_file()
+
+
+PATH = re.compile(r"`((?:tests|tools|python|passes|benchmarks|examples|docs)/[^`\s]*)`")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_path_and_test_a_page_names_exists(page: Path) -> None:
+    """`tests/lit/passes/x.mlir`, `tests/lit/translate/serialize*.mlir`,
+    `tests/python/test_x.py::test_y`, `tools/x.py:function`."""
+    for named in PATH.findall(page.read_text()):
+        path, _, test = named.partition("::")
+        path = path.split(":")[0]
+        assert list(ROOT.glob(path)), f"{_page_id(page)} names {path}, which does not exist"
+        if test:
+            assert f"def {test}(" in (ROOT / path).read_text(), f"{_page_id(page)}: {named}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_link_between_pages_leads_somewhere(page: Path) -> None:
+    """Relative links reach a file, and `#anchor`s a heading of it (GitHub's slugs)."""
+    for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+        if "://" in target:
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        assert linked.exists(), f"{_page_id(page)} links to {target}, which does not exist"
+        if anchor:
+            headings = re.findall(r"^#+ (.*)$", linked.read_text(), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+            assert anchor in slugs, f"{_page_id(page)} links to {target}: no such heading"
+
+
+def test_the_demo_table_is_the_one_the_demo_prints() -> None:
+    """The README shows the demo's output (the demo is not run here: test_demo.py runs its
+    path): its columns are those the demo's table prints, in that order."""
+    (table,) = [b.text for b in blocks(ROOT / "README.md") if b.text.startswith("model ")]
+    header = re.split(r"\s{2,}", table.splitlines()[0].strip())
+    source = (ROOT / "python" / "shlo" / "tools" / "demo.py").read_text()
+    positions = [source.find(f"'{column}'") for column in header]
+    assert -1 not in positions and positions == sorted(positions), positions
 
 
 def test_load_text_bytes_and_files_in_either_world(tmp_path: Path) -> None:
@@ -63,79 +261,3 @@ def test_python_dash_m_shlo_is_the_shlo_command() -> None:
         [sys.executable, "-m", "shlo", "--help"], capture_output=True, text=True, check=True
     )
     assert done.stdout.startswith("usage: shlo ")
-
-
-def _run_lines(lines: list[str], folder: Path) -> None:
-    """Each command line in order, in `folder`, with the venv's scripts on the PATH."""
-    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"
-    for line in lines:
-        done = subprocess.run(
-            ["bash", "-c", line], cwd=folder, env={**os.environ, "PATH": path},
-            capture_output=True, text=True,
-        )  # fmt: skip
-        assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
-
-
-def test_readme_shlo_commands_run_as_printed(tmp_path: Path) -> None:
-    """Each line of the README's `shlo` command block, in order, in a fresh folder (`shlo demo`
-    aside: the demo's path is tested in test_demo.py, and `tools/demo` runs it whole)."""
-    block = next(b for b in BLOCKS if b.startswith("shlo import") and "saved-model" not in b)
-    _run_lines([line for line in block.splitlines() if line.strip() != "shlo demo"], tmp_path)
-    assert (tmp_path / "build" / "module.mlirbc").is_file()
-    assert json.loads((tmp_path / "bench.json").read_text())["runs"] == 50
-
-
-@needs_tensorflow
-def test_readme_saved_model_commands_run_as_printed(tmp_path: Path) -> None:
-    block = next(b for b in BLOCKS if "shlo saved-model" in b)
-    _run_lines(block.splitlines(), tmp_path)
-    assert (tmp_path / "mlp_saved" / "saved_model.pb").is_file()
-
-
-# The inputs that the README's shlo-opt, shlo-translate and compare blocks name.
-README_INPUTS = {
-    "model.mlir": """func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = call @square(%x) : (tensor<2xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
-}
-func.func private @square(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = stablehlo.multiply %x, %x : tensor<2xf32>
-  return %0 : tensor<2xf32>
-}
-""",
-    "tests.mlir": """func.func @ok(%x: tensor<2xf32>) -> tensor<2xf32> {
-  return %x : tensor<2xf32>
-}
-// -----
-func.func @bad(%x: tensor<2xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{type of return operand 0 ('tensor<2xf32>') doesn't match}}
-  return %x : tensor<2xf32>
-}
-""",
-    "ref.mlir": """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = stablehlo.multiply %x, %x : tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-""",
-    "suspect.mlir": """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = stablehlo.power %x, %x : tensor<4xf32>
-  %1 = stablehlo.multiply %x, %x : tensor<4xf32>
-  return %1 : tensor<4xf32>
-}
-""",
-}
-
-
-@pytest.mark.parametrize("tool", ["shlo-opt", "shlo-translate", "shlo compare"])
-def test_readme_tool_commands_run_as_printed(tool: str, tmp_path: Path) -> None:
-    """The `shlo-opt`, `shlo-translate` and comparison blocks, line by line, on small inputs
-    saved under the names they use."""
-    for name, text in README_INPUTS.items():
-        (tmp_path / name).write_text(text)
-    (block,) = [b for b in BLOCKS if b.startswith(f"{tool} ")]
-    _run_lines(block.splitlines(), tmp_path)
-    if tool == "shlo-opt":
-        flat = (tmp_path / "flat.mlir").read_text()
-        assert "call" not in flat and "@square" not in flat and "stablehlo.multiply" in flat
-    if tool == "shlo-translate":
-        assert (tmp_path / "model.vhlo").read_bytes().startswith(b"ML\xefR")
