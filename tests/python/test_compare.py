@@ -54,6 +54,21 @@ def test_injected_wrong_constant_is_named() -> None:
     assert "3.500000e+00" in report.divergence.text
 
 
+def test_a_candidate_of_another_shape_differs_without_a_divergence() -> None:
+    """Values pair up op by op only when both programs have as many top-level ops."""
+    longer = PROGRAM.replace(
+        "%2 = stablehlo.add %1, %x",
+        "%9 = stablehlo.negate %x : tensor<4xf32>\n  %2 = stablehlo.add %1, %9",
+    )
+    (report,) = compare_devices(
+        _module(PROGRAM, "ref.mlir"),
+        [X],
+        candidate=_module(longer, "long.mlir"),
+        devices=["local-task"],
+    )
+    assert not report.ok and report.divergence is None
+
+
 def test_cli_compares_a_torch_model_with_eager(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(

@@ -15,21 +15,9 @@ from shlo.ir.iree_gaps import F32_ONLY, LIBM_ONLY, LIMIT, f64_math, long_rows
 from shlo.ir.module import IRModule, constant_value
 from shlo.pipeline.run import run_pipeline
 
-# Rewrites every module gets before iree-compile (matmuls over an empty dimension as zeros,
-# which IREE compiles to reads of uninitialized memory; random draws from a keyed hash: IREE's
-# own `stablehlo.rng` repeats one sequence; atan2 of two zeros or two infinities, which
-# IREE's approximation makes NaN; power of a negative or zero base, which IREE computes as if
-# it were positive; arguments returned beside an in-place update of them,
-# which IREE returned updated; convolutions in channels-last layout, so that their matmuls need
-# no transposes and no fences around them); modules with dynamic shapes first get torch-mlir's shape
-# computations in StableHLO, then the broadcast dims they prove cannot expand, which IREE needs
-# to lower dynamic_broadcast_in_dim.  IREE's Vulkan target computes grouped convolutions
-# wrong, so there they are split per group; it also narrows i64 to i32, which it cannot do to
-# a constant in a resource blob, so those are written out; and it stages a convert to f64 that
-# a reduction shares with other ops in workgroup memory, so each reduction gets its own; it
-# computes a dequantization fused into a convolution or matmul wrong, so that runs first; and
-# it combines at most 65,535 elements into one result, so longer reductions and matmuls are
-# split into chunks.
+# The passes every module gets before iree-compile, those for dynamic shapes and those per
+# target: each pass's docstring says which IREE failure it steers around, and
+# docs/iree-workarounds.md lists them all with the test that pins each.
 IREE_PREPARE = (
     "shlo-empty-contractions",
     "shlo-narrow-sort-indices",
@@ -51,9 +39,6 @@ DYNAMIC_SHAPES = (
 # variance of 8M values near 100 come out 0.1995 instead of 0.0833.  From this many summed
 # elements, f64 is kept.
 LONG_SUM = 2**16
-# IREE's CPU code runs a softmax over rows that are no multiple of its vector width, and packs
-# such a matrix for the next matmul, about three times slower per element: attention's keys are
-# padded (with no effect on the numbers).
 LLVM_CPU_ONLY = ("shlo-pad-attention-keys",)
 VULKAN_ONLY = (
     "shlo-split-grouped-convolutions",
