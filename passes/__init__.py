@@ -33,6 +33,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-torch-nan-order": "torch_nan_order",
     "shlo-verify-flat": "flatten",
     "stablehlo-aggressive-folder": "stablehlo_aggressive_folder",
+    "stablehlo-aggressive-simplification": "stablehlo_aggressive_simplification",
     "stablehlo-deserialize": "stablehlo_deserialize",
     "stablehlo-target-independent-optimization": "stablehlo_target_independent_optimization",
 }

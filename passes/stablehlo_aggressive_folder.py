@@ -85,9 +85,20 @@ class Int64(int):
         return super().__new__(cls, value)
 
 
+# The help text of fold-op-element-limit, which every StableHLO optimization pass takes.
+FOLD_OP_ELEMENT_LIMIT_HELP = (
+    "Folding an op into a constant can sometimes come at the cost of memory overhead. (This "
+    "occurs if the op's inputs are reused, meaning that they can't be deleted after the op is "
+    "folded to a constant, or when folding operations like `concat` whose outputs take up more "
+    "memory than their inputs.) In such cases, this config option sets an upper limit on how "
+    "many elements an op's result may have before the op is no longer folded. Splat folds are "
+    "exempt from this limit."
+)
+
+
 @dataclass(frozen=True)
 class OptimizationOptions:
-    """The options of upstream's StableHLO optimization passes (Passes.td)."""
+    """The options of upstream's StableHLO optimization passes (Passes.td), with its help."""
 
     assume_no_undeclared_side_effects: Boolean = field(
         default=Boolean("false"),
@@ -98,19 +109,15 @@ class OptimizationOptions:
         },
     )
     fold_op_element_limit: Int64 = field(
-        default=Int64("65536"),
-        metadata={
-            "help": "Folding an op into a constant can sometimes come at the cost of memory "
-            "overhead. This option sets an upper limit on how many elements an op's result may "
-            "have before the op is no longer folded. Splat folds are exempt from this limit."
-        },
+        default=Int64("65536"), metadata={"help": FOLD_OP_ELEMENT_LIMIT_HELP}
     )
     optimize_float: Boolean = field(
         default=Boolean("true"),
         metadata={
             "help": "Allow float optimizations that, though mathematically equivalent, may result "
-            "in slightly different quantization of floating-point values. Float optimizations "
-            "that can't affect numerical results are always enabled."
+            "in slightly different quantization of floating-point values (e.g. `log(sqrt(x))` -> "
+            "`0.5 * log(x)`). Float optimizations that can't affect numerical results are always "
+            "enabled."
         },
     )
 

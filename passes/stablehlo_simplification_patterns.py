@@ -1,5 +1,6 @@
-"""Upstream StableHLO's simplification (canonicalization) patterns, for
-`stablehlo-target-independent-optimization`, which runs them with the folder's.
+"""Upstream StableHLO's simplification (canonicalization) patterns, which
+`stablehlo-aggressive-simplification` runs alone and `stablehlo-target-independent-optimization`
+with the folder's.
 
 A port of `populateStablehloCanonicalizationPatterns` at openxla/stablehlo 7b1b157
 (StablehloAggressiveSimplification.cpp and its DRR file StablehloAggressiveSimplificationPatterns
@@ -25,6 +26,7 @@ from typing import Any
 from shlo.ir.stablehlo import ir
 from shlo.passes.stablehlo_aggressive_folder import (
     Pattern,
+    add_patterns,
     declared_effects,
     replace_with_constant,
     result_type,
@@ -1621,3 +1623,16 @@ STABLEHLO_OPS = tuple(
         "reduce_precision real_dynamic_slice dynamic_pad dynamic_gather dynamic_conv"
     ).split()
 )
+
+
+def populate_canonicalization_patterns(patterns: Any, options: Any, context: Any) -> None:
+    """populateStablehloCanonicalizationPatterns, in upstream's order (see the module doc for
+    where the any-op pattern goes); `options` has upstream's fold_op_element_limit."""
+    for root, _, pattern, benefit in sorted(DRR_PATTERNS, key=lambda entry: entry[1]):
+        add_patterns(patterns, [(root, pattern)], options, benefit)
+    add_patterns(patterns, SIMPLIFICATION_PATTERNS, options, benefit=1)
+    add_patterns(patterns, DYNAMISM_PATTERNS, options, benefit=1)
+    registered = [name for name in STABLEHLO_OPS if context.is_registered_operation(name)]
+    add_patterns(
+        patterns, [(name, zero_extent_to_empty_constant) for name in registered], options, 1
+    )

@@ -20,27 +20,8 @@ from shlo.passes.stablehlo_aggressive_folder import (
     add_patterns,
     run_on_functions,
 )
-from shlo.passes.stablehlo_simplification_patterns import (
-    DRR_PATTERNS,
-    DYNAMISM_PATTERNS,
-    SIMPLIFICATION_PATTERNS,
-    STABLEHLO_OPS,
-    zero_extent_to_empty_constant,
-)
+from shlo.passes.stablehlo_simplification_patterns import populate_canonicalization_patterns
 from shlo.pipeline.python_pass import register_pass
-
-
-def canonicalization_patterns(patterns: Any, options: Any, context: Any) -> None:
-    """populateStablehloCanonicalizationPatterns, in upstream's order (see the module doc of
-    stablehlo_simplification_patterns for where the any-op pattern goes)."""
-    for root, _, pattern, benefit in sorted(DRR_PATTERNS, key=lambda entry: entry[1]):
-        add_patterns(patterns, [(root, pattern)], options, benefit)
-    add_patterns(patterns, SIMPLIFICATION_PATTERNS, options, benefit=1)
-    add_patterns(patterns, DYNAMISM_PATTERNS, options, benefit=1)
-    registered = [name for name in STABLEHLO_OPS if context.is_registered_operation(name)]
-    add_patterns(
-        patterns, [(name, zero_extent_to_empty_constant) for name in registered], options, 1
-    )
 
 
 @register_pass(
@@ -55,7 +36,7 @@ def stablehlo_target_independent_optimization(module: Any, options: Optimization
     def build() -> Any:
         patterns = rewrite.RewritePatternSet()
         add_patterns(patterns, FOLDER_PATTERNS, options, benefit=2)
-        canonicalization_patterns(patterns, options, ir.Context.current)
+        populate_canonicalization_patterns(patterns, options, ir.Context.current)
         return patterns
 
     with module.context:

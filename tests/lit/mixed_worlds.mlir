@@ -1,13 +1,13 @@
 // One pipeline mixing a StableHLO-world pass, an IREE-world pass, a Python pass and a pass only
 // the native torch-mlir-opt has; the module crosses between them as bytecode.
-// RUN: shlo-opt %s --pass-pipeline='builtin.module(inline, symbol-dce, func.func(iree-stablehlo-preprocessing-unfuse-batch-norm), shlo-op-stats, func.func(stablehlo-aggressive-simplification))' --dump-pass-pipeline 2>%t.err | filecheck %s
+// RUN: shlo-opt %s --pass-pipeline='builtin.module(inline, symbol-dce, func.func(iree-stablehlo-preprocessing-unfuse-batch-norm), shlo-op-stats, func.func(refback-generalize-tensor-concat))' --dump-pass-pipeline 2>%t.err | filecheck %s
 // RUN: filecheck %s --check-prefix=SEGMENTS < %t.err
 // RUN: filecheck %s --check-prefix=STATS < %t.err
 
 // SEGMENTS:      [stablehlo] builtin.module(inline{default-pipeline=canonicalize {{.*}}}, symbol-dce)
 // SEGMENTS-NEXT: [iree] builtin.module(func.func(iree-stablehlo-preprocessing-unfuse-batch-norm))
 // SEGMENTS-NEXT: [stablehlo] builtin.module(shlo-op-stats)
-// SEGMENTS-NEXT: [torch-mlir-opt] builtin.module(func.func(stablehlo-aggressive-simplification))
+// SEGMENTS-NEXT: [torch-mlir-opt] builtin.module(func.func(refback-generalize-tensor-concat))
 
 // The Python pass saw the IR after IREE's pass: no batch norm left, its arithmetic instead.
 // STATS:     // shlo-op-stats @main:

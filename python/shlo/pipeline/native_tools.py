@@ -2,7 +2,7 @@
 as subprocesses through one runner.
 
 Some passes are compiled into these tools but not registered in the Python bindings (for example
-`stablehlo-aggressive-simplification`).  A pipeline segment made of such passes runs here: the
+`refback-generalize-tensor-concat`).  A pipeline segment made of such passes runs here: the
 module goes in and comes back as bytecode, and the tool's diagnostics are read back from stderr.
 """
 

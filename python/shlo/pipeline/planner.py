@@ -38,14 +38,7 @@ class UnknownPass(PipelineError):
     def describe(self, as_flag: bool = False) -> str:
         """The message, naming passes as pipeline elements or (`as_flag`) as `--flags`."""
         dash = "--" if as_flag else ""
-        from shlo.pipeline.registry import UNAVAILABLE
-
-        if self.name in UNAVAILABLE:
-            what = (
-                f"upstream pass '{dash}{self.name}' is not built into the torch-mlir or IREE wheels"
-            )
-        else:
-            what = f"unknown {'pass or option' if as_flag else 'pass'} '{dash}{self.name}'"
+        what = f"unknown {'pass or option' if as_flag else 'pass'} '{dash}{self.name}'"
         near = " or ".join(f"'{dash}{n}'" for n in self.suggestions)
         return what + (f"; did you mean {near}?" if near else "")
 
@@ -187,7 +180,7 @@ def _unschedulable(world: World, context: Any, manager: Any) -> bool:
 def _native_source(element: Element) -> str:
     # The registry (the native tools' pass lists) is loaded only for passes no world knows.
     from shlo.pipeline import native_tools
-    from shlo.pipeline.registry import UNAVAILABLE, all_passes, closest_names, native_passes
+    from shlo.pipeline.registry import all_passes, closest_names, native_passes
 
     native = native_passes()
     tools = {native[name].source if name in native else None for name in element.pass_names()}
@@ -196,8 +189,7 @@ def _native_source(element: Element) -> str:
     known = all_passes()
     for name in element.pass_names():
         if name not in known:
-            nearest = [UNAVAILABLE[name]] if name in UNAVAILABLE else []
-            raise UnknownPass(name, nearest or closest_names(name, list(known)))
+            raise UnknownPass(name, closest_names(name, list(known)))
     raise PipelineError(f"'{element}' mixes passes that run in different tools; split it")
 
 

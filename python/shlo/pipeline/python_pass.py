@@ -2,7 +2,8 @@
 
 A pass is a function of (module operation, options) registered under a kebab-case name; its
 options are a dataclass whose fields are spelled `name{field-name=value other=value}` in a
-pipeline, as MLIR spells pass options.  Registration rejects duplicate names.
+pipeline, as MLIR spells pass options.  Registration rejects duplicate names, and a pass may take
+the name of a native tool's pass only by saying that it replaces that tool's pass (`replaces`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from shlo.errors import ShloError
 from shlo.ir.text import split_top_level
+from shlo.pipeline.native_tools import NATIVE_TOOLS
 
 _TRUE, _FALSE = {"true", "1", "on"}, {"false", "0", "off"}
 
@@ -41,7 +43,9 @@ class PythonPass:
     fails as its answer (the input lacks what it checks for), so its failure leaves no
     reproducer behind.  A pass whose `anchor` is `func.func` (an upstream pass anchored on
     functions) runs on each top-level function itself, so a pipeline may nest it as MLIR's
-    pipelines nest such passes: `func.func(name)`.
+    pipelines nest such passes: `func.func(name)`.  A pass that `replaces` a native tool
+    ('torch-mlir-opt' or 'iree-opt') stands in for that tool's pass of the same name: the
+    registry lists this one and pipelines run it (a port in process instead of a subprocess).
     """
 
     name: str
@@ -51,6 +55,7 @@ class PythonPass:
     expands_to: Callable[[Any], str] | None = None
     checks: bool = False
     anchor: str | None = None
+    replaces: str | None = None
 
     def option_help(self) -> list[tuple[str, str, str]]:
         """(option name, type name, description) for each option, for --list-passes."""
@@ -142,9 +147,16 @@ def _register(
     pipeline: bool,
     checks: bool = False,
     anchor: str | None = None,
+    replaces: str | None = None,
 ) -> PythonPass:
     if name in REGISTRY:
         raise ValueError(f"a Python pass named '{name}' is already registered")
+    if replaces is not None and replaces not in NATIVE_TOOLS:
+        # The bindings' passes run in process already and are planned before Python plugins.
+        raise ValueError(
+            f"Python pass '{name}' can replace a pass of {' or '.join(NATIVE_TOOLS)}, "
+            f"not of '{replaces}'"
+        )
     summary = description or (fn.__doc__ or "").strip().split("\n")[0]
     registered = PythonPass(
         name,
@@ -154,6 +166,7 @@ def _register(
         fn if pipeline else None,
         checks,
         anchor,
+        replaces,
     )
     REGISTRY[name] = registered
     return registered
@@ -170,10 +183,19 @@ def register_pass(
     description: str | None = None,
     checks: bool = False,
     anchor: str | None = None,
+    replaces: str | None = None,
 ) -> Callable[[Callable[[Any, Any], None]], PythonPass]:
-    """Decorator: register `fn(module_op, options)` as the Python pass `name`."""
+    """Decorator: register `fn(module_op, options)` as the Python pass `name` (`replaces`: the
+    native tool whose pass of that name this one stands in for)."""
     return lambda fn: _register(
-        name, fn, options, description, pipeline=False, checks=checks, anchor=anchor
+        name,
+        fn,
+        options,
+        description,
+        pipeline=False,
+        checks=checks,
+        anchor=anchor,
+        replaces=replaces,
     )
 
 

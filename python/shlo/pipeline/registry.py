@@ -8,7 +8,9 @@ Passes come from four places, tried in this order when a name exists in several:
   python          passes written in Python (`passes/` and `shlo.passes` entry points)
 
 The native tools list their passes (`--list-passes`); which of them the bindings also register
-is found by asking each world's pass parser.  The result is cached per wheel version.
+is found by asking each world's pass parser.  The result is cached per wheel version.  A Python
+pass takes a native pass's name only where it declares that it replaces that tool's pass; the
+registry then lists the Python pass alone, marked with the tool whose pass it replaces.
 """
 
 from __future__ import annotations
@@ -46,8 +48,6 @@ _STABLEHLO_ONLY = {
     "vhlo-legalize-to-stablehlo": "Legalize VHLO to StableHLO.",
     "vhlo-to-version": "Convert between versions of VHLO.",
 }
-# Upstream stablehlo-opt passes that no binding and no tool in the pinned wheels registers.
-UNAVAILABLE: dict[str, str] = {}
 _PASS_LINE = re.compile(r"^  --(\S+?)\s+-\s+(.*)$")
 _OPTION_LINE = re.compile(r"^    --([^=\s]+)(?:=<(\w[\w-]*)>)?\s+-\s+(.*)$")
 
@@ -65,6 +65,7 @@ class PassInfo:
     source: str
     description: str
     options: tuple[PassOption, ...] = ()
+    replaces: str | None = None  # the native tool whose pass of this name a Python pass replaces
 
 
 def parse_list_passes(text: str, source: str) -> dict[str, PassInfo]:
@@ -146,13 +147,16 @@ def native_passes() -> dict[str, PassInfo]:
 
 
 def all_passes() -> dict[str, PassInfo]:
-    """Native and Python passes by name; a Python pass may not reuse a native pass's name."""
+    """Native and Python passes by name; a Python pass reuses a native pass's name only where it
+    declares that it replaces that tool's pass, and is then the one entry of that name."""
     registry = dict(native_passes())
     for name, python in python_passes().items():
-        if name in registry:
-            raise ValueError(f"Python pass '{name}' clashes with the {registry[name].source} pass")
+        native = registry.get(name)
+        if native is not None and native.source != python.replaces:
+            raise ValueError(f"Python pass '{name}' clashes with the {native.source} pass")
         options = tuple(PassOption(*option) for option in python.option_help())
-        registry[name] = PassInfo(name, "python", python.description, options)
+        replaced = native.source if native is not None else None
+        registry[name] = PassInfo(name, "python", python.description, options, replaced)
     return registry
 
 
@@ -165,7 +169,8 @@ def format_pass_list(registry: dict[str, PassInfo]) -> str:
     width = max((len(name) for name in registry), default=0) + 4
     lines = ["Passes (source: " + ", ".join(SOURCES) + "):"]
     for info in sorted(registry.values(), key=lambda info: info.name):
-        lines.append(f"  --{info.name:<{width}} [{info.source}] {info.description}")
+        replaced = f" (in place of {info.replaces}'s)" if info.replaces else ""
+        lines.append(f"  --{info.name:<{width}} [{info.source}] {info.description}{replaced}")
         lines += [f"      --{o.name}=<{o.type}>  - {o.description}" for o in info.options]
     return "\n".join(lines) + "\n"
 
