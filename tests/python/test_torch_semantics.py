@@ -109,3 +109,17 @@ def test_integer_division_and_order_are_exact_in_every_integer_dtype() -> None:
     model = Division()
     got, want = compile_torch(model, pairs)(*pairs), model(*pairs)
     torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+class TwoSorts(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple:
+        return torch.sort(a, dim=0, descending=True), torch.sort(b, dim=0, stable=True)
+
+
+def test_two_sorts_that_share_their_indices_iota_match_eager() -> None:
+    """The two sorts' iotas of indices fold into one, which IREE sorted in place for both:
+    every index came back wrong, with the values right."""
+    generator = torch.Generator().manual_seed(0)
+    a, b = (torch.randperm(125, generator=generator).reshape(5, 5, 5) for _ in range(2))
+    model = TwoSorts()
+    torch.testing.assert_close(compile_torch(model, (a, b))(a, b), model(a, b), rtol=0, atol=0)
