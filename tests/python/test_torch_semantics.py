@@ -123,3 +123,22 @@ def test_two_sorts_that_share_their_indices_iota_match_eager() -> None:
     a, b = (torch.randperm(125, generator=generator).reshape(5, 5, 5) for _ in range(2))
     model = TwoSorts()
     torch.testing.assert_close(compile_torch(model, (a, b))(a, b), model(a, b), rtol=0, atol=0)
+
+
+class PicksOfOne(torch.nn.Module):
+    def forward(self, x: torch.Tensor, u: torch.Tensor) -> tuple:
+        return (
+            torch.argmax(x),
+            torch.argmin(x, dim=0, keepdim=True),
+            torch.max(x, 0),
+            torch.min(x, -1, True),
+            torch.argmax(u),
+            torch.max(u, 0),
+        )
+
+
+def test_picks_along_a_dimension_of_a_0d_tensor_match_eager() -> None:
+    """torch-mlir refused argmax, argmin, max.dim and min.dim of a 0-d tensor."""
+    x, u = torch.tensor(3.5), torch.tensor(200, dtype=torch.uint8)
+    model = PicksOfOne()
+    torch.testing.assert_close(compile_torch(model, (x, u))(x, u), model(x, u), rtol=0, atol=0)

@@ -235,10 +235,37 @@ _UNSIGNED_ORDER = (
 )  # fmt: skip
 
 
+def _no_index() -> torch.Tensor:
+    return torch.zeros((), dtype=torch.int64)
+
+
+# What the picks along a dimension give for a 0-d tensor, which torch-mlir refuses: the
+# element itself, at index 0.
+_PICKS_OF_ONE: dict[Any, Callable[[torch.Tensor], Any]] = {
+    aten.argmax.default: lambda x: _no_index(),
+    aten.argmin.default: lambda x: _no_index(),
+    aten.max.dim: lambda x: (x.clone(), _no_index()),
+    aten.min.dim: lambda x: (x.clone(), _no_index()),
+}
+
+
+def _ordered(op: Any) -> Callable[..., Any]:
+    """`op` as `_PICKS_OF_ONE` says for a 0-d tensor, else as `_widened` computes it."""
+    widened = _widened(op)
+    pick = _PICKS_OF_ONE.get(op)
+
+    def run(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if pick is not None and isinstance(x, torch.Tensor) and x.dim() == 0:
+            return pick(x)
+        return widened(x, *args, **kwargs)
+
+    return run
+
+
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.index.Tensor: index_from_the_end,
     aten.threshold_backward.default: threshold_backward_promoted,
-    **{op: _widened(op) for op in _UNSIGNED_ORDER},
+    **{op: _ordered(op) for op in _UNSIGNED_ORDER},
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,
