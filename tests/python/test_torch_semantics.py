@@ -4,9 +4,14 @@ element, the unsigned order, and integer division beyond 2**53."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import torch
 
 from shlo.api import compile_torch
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 INTEGERS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
@@ -142,3 +147,18 @@ def test_picks_along_a_dimension_of_a_0d_tensor_match_eager() -> None:
     x, u = torch.tensor(3.5), torch.tensor(200, dtype=torch.uint8)
     model = PicksOfOne()
     torch.testing.assert_close(compile_torch(model, (x, u))(x, u), model(x, u), rtol=0, atol=0)
+
+
+class TopValues(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple:
+        return torch.topk(x, 3), torch.topk(x, 2, dim=1, largest=False)
+
+
+def test_top_k_of_unsigned_values_orders_them_unsigned() -> None:
+    """On this uint8 sample of PyTorch's OpInfo for topk (with 0, 1 and 255 put in), the top
+    3 of the row [6, 255, 3, 5, 5] came back as [6, 5, 5]: 255 was ranked as -1."""
+    x = torch.from_numpy(np.load(FIXTURES / "topk_uint8_specials.npy"))
+    model = TopValues()
+    got, want = compile_torch(model, (x,))(x), model(x)
+    # the values only: which of equal values' indices comes first is PyTorch's choice
+    torch.testing.assert_close([g.values for g in got], [w.values for w in want], rtol=0, atol=0)

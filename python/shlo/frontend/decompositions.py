@@ -232,6 +232,7 @@ _UNSIGNED_ORDER = (
     aten.max.dim, aten.min.dim, aten.amax.default, aten.amin.default, aten.max.default,
     aten.min.default, aten.maximum.default, aten.minimum.default, aten.clamp_min.default,
     aten.clamp_max.default, aten.aminmax.default, aten.argmax.default, aten.argmin.default,
+    aten.topk.default,
 )  # fmt: skip
 
 
