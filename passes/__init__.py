@@ -25,7 +25,6 @@ PASS_MODULES: dict[str, str] = {
     "shlo-pad-attention-keys": "pad_attention_keys",
     "shlo-patchify-convolutions": "patchify_convolutions",
     "shlo-power-edge-cases": "power_edge_cases",
-    "shlo-private-sort-operands": "private_sort_operands",
     "shlo-scalars-to-stablehlo": "scalars_to_stablehlo",
     "shlo-shield-returned-arguments": "shield_returned_arguments",
     "shlo-split-grouped-convolutions": "split_grouped_convolutions",

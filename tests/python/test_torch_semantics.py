@@ -116,20 +116,6 @@ def test_integer_division_and_order_are_exact_in_every_integer_dtype() -> None:
     torch.testing.assert_close(got, want, rtol=0, atol=0)
 
 
-class TwoSorts(torch.nn.Module):
-    def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple:
-        return torch.sort(a, dim=0, descending=True), torch.sort(b, dim=0, stable=True)
-
-
-def test_two_sorts_that_share_their_indices_iota_match_eager() -> None:
-    """The two sorts' iotas of indices fold into one, which IREE sorted in place for both:
-    every index came back wrong, with the values right."""
-    generator = torch.Generator().manual_seed(0)
-    a, b = (torch.randperm(125, generator=generator).reshape(5, 5, 5) for _ in range(2))
-    model = TwoSorts()
-    torch.testing.assert_close(compile_torch(model, (a, b))(a, b), model(a, b), rtol=0, atol=0)
-
-
 class PicksOfOne(torch.nn.Module):
     def forward(self, x: torch.Tensor, u: torch.Tensor) -> tuple:
         return (
@@ -147,6 +133,30 @@ def test_picks_along_a_dimension_of_a_0d_tensor_match_eager() -> None:
     x, u = torch.tensor(3.5), torch.tensor(200, dtype=torch.uint8)
     model = PicksOfOne()
     torch.testing.assert_close(compile_torch(model, (x, u))(x, u), model(x, u), rtol=0, atol=0)
+
+
+class ReducedScalars(torch.nn.Module):
+    def forward(self, i: torch.Tensor, x: torch.Tensor) -> tuple:
+        return (
+            torch.sum(i, 0, keepdim=True),
+            torch.amax(i, -1, True),
+            torch.prod(i, 0, True),
+            torch.cumsum(i, 0),
+            torch.any(i, 0),
+            torch.all(i, -1, True),
+            torch.mean(x, 0, True),
+            torch.logsumexp(x, 0, True),
+            torch.softmax(x, 0),
+            torch.var(x, 0, keepdim=True, correction=0),
+        )
+
+
+def test_reductions_of_a_0d_tensor_along_its_dimension_match_eager() -> None:
+    """`sum(x, 0, keepdim=True)` of a 0-d tensor ended the process with SIGSEGV inside
+    torch-mlir; prod, any, all and cumsum were refused."""
+    i, x = torch.tensor(-7), torch.tensor(2.5)
+    model = ReducedScalars()
+    torch.testing.assert_close(compile_torch(model, (i, x))(i, x), model(i, x), rtol=0, atol=0)
 
 
 class TopValues(torch.nn.Module):

@@ -28,7 +28,6 @@ IREE_PREPARE = (
     "shlo-atan2-edge-cases",
     "shlo-power-edge-cases",
     "shlo-shield-returned-arguments",
-    "shlo-private-sort-operands",
 )
 DYNAMIC_SHAPES = (
     "func.func(shape-legalize-to-stablehlo)",

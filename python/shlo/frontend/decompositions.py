@@ -236,37 +236,38 @@ _UNSIGNED_ORDER = (
 )  # fmt: skip
 
 
-def _no_index() -> torch.Tensor:
-    return torch.zeros((), dtype=torch.int64)
+# Reductions along a dimension that torch-mlir crashes on (SIGSEGV: `sum(x, 0, keepdim=True)`)
+# or refuses for a 0-d tensor, whose one dimension is 0 or -1.
+_ALONG_THE_ONE_DIMENSION = (
+    aten.sum.dim_IntList, aten.mean.dim, aten.prod.dim_int, aten.var.correction,
+    aten.any.dim, aten.any.dims, aten.all.dim, aten.cumsum.default, aten._softmax.default,
+)  # fmt: skip
 
 
-# What the picks along a dimension give for a 0-d tensor, which torch-mlir refuses: the
-# element itself, at index 0.
-_PICKS_OF_ONE: dict[Any, Callable[[torch.Tensor], Any]] = {
-    aten.argmax.default: lambda x: _no_index(),
-    aten.argmin.default: lambda x: _no_index(),
-    aten.max.dim: lambda x: (x.clone(), _no_index()),
-    aten.min.dim: lambda x: (x.clone(), _no_index()),
-}
-
-
-def _ordered(op: Any) -> Callable[..., Any]:
-    """`op` as `_PICKS_OF_ONE` says for a 0-d tensor, else as `_widened` computes it."""
-    widened = _widened(op)
-    pick = _PICKS_OF_ONE.get(op)
+def _one_element(op: Any, otherwise: Callable[..., Any]) -> Callable[..., Any]:
+    """`op` of a 0-d tensor as `op` of its 1-element reshape, each result reshaped back to
+    0-d (what eager returns, `keepdim` or not); of any other tensor, `otherwise`."""
 
     def run(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if pick is not None and isinstance(x, torch.Tensor) and x.dim() == 0:
-            return pick(x)
-        return widened(x, *args, **kwargs)
+        if not (isinstance(x, torch.Tensor) and x.dim() == 0):
+            return otherwise(x, *args, **kwargs)
+        result = op(x.reshape(1), *args, **kwargs)
+        return pytree.tree_map(
+            lambda r: r.reshape(()) if isinstance(r, torch.Tensor) else r, result
+        )
 
     return run
+
+
+def _as_it_is(*args: Any, **kwargs: Any) -> Any:
+    return NotImplemented
 
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.index.Tensor: index_from_the_end,
     aten.threshold_backward.default: threshold_backward_promoted,
-    **{op: _ordered(op) for op in _UNSIGNED_ORDER},
+    **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},
+    **{op: _one_element(op, _widened(op)) for op in _UNSIGNED_ORDER},
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,
