@@ -172,3 +172,18 @@ def test_top_k_of_unsigned_values_orders_them_unsigned() -> None:
     got, want = compile_torch(model, (x,))(x), model(x)
     # the values only: which of equal values' indices comes first is PyTorch's choice
     torch.testing.assert_close([g.values for g in got], [w.values for w in want], rtol=0, atol=0)
+
+
+class Booleans(torch.nn.Module):
+    def forward(self, x: torch.Tensor, index: torch.Tensor, src: torch.Tensor) -> tuple:
+        return torch.scatter_add(x, 0, index, src), torch.amax(src, 1), torch.amin(src, 0)
+
+
+def test_boolean_accumulation_and_order_match_eager() -> None:
+    """On this boolean sample of PyTorch's OpInfo for scatter_add, True + True accumulated
+    into False in 8 of 50 elements."""
+    arrays = np.load(FIXTURES / "scatter_add_bool.npz")
+    x, index, src = (torch.from_numpy(arrays[key]) for key in ("x", "index", "src"))
+    model = Booleans()
+    got, want = compile_torch(model, (x, index, src))(x, index, src), model(x, index, src)
+    torch.testing.assert_close(got, want, rtol=0, atol=0)

@@ -206,12 +206,18 @@ def threshold_backward_promoted(grad: torch.Tensor, x: torch.Tensor, threshold: 
     return torch.where(x <= threshold, torch.zeros_like(grad), grad)
 
 
-_WIDER_SIGNED = {torch.uint8: torch.int16, torch.uint16: torch.int32, torch.uint32: torch.int64}
+# Unsigned and boolean tensors order and add right on these signed types.
+_WIDER_SIGNED = {
+    torch.uint8: torch.int16,
+    torch.uint16: torch.int32,
+    torch.uint32: torch.int64,
+    torch.bool: torch.int32,
+}
 
 
 def _widened(op: Any) -> Callable[..., Any]:
-    """`op` of unsigned tensors computed on the wider signed type they fit in, its values
-    narrowed back (indices it returns stay as they are)."""
+    """`op` of unsigned or boolean tensors computed on the wider signed type they fit in, its
+    values narrowed back (indices it returns stay as they are; a boolean is whether nonzero)."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
         unsigned = {a.dtype for a in args if isinstance(a, torch.Tensor)} & _WIDER_SIGNED.keys()
@@ -226,8 +232,21 @@ def _widened(op: Any) -> Callable[..., Any]:
     return run
 
 
+def _of_booleans(op: Callable[..., Any]) -> Callable[..., Any]:
+    """`op` where a tensor argument is boolean, else left as it is: a boolean scatter_add
+    accumulated True + True into False."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, torch.Tensor) and a.dtype == torch.bool for a in args):
+            return op(*args, **kwargs)
+        return NotImplemented
+
+    return run
+
+
 # Ops that order unsigned values: torch-mlir starts their reductions at the signed extreme
-# (128 for a uint8 max) and IREE cannot compile an unsigned `maximum` or `minimum`.
+# (128 for a uint8 max) and IREE cannot compile an unsigned `maximum` or `minimum`; of
+# booleans, amax gave False where eager gives True.
 _UNSIGNED_ORDER = (
     aten.max.dim, aten.min.dim, aten.amax.default, aten.amin.default, aten.max.default,
     aten.min.default, aten.maximum.default, aten.minimum.default, aten.clamp_min.default,
@@ -268,6 +287,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.threshold_backward.default: threshold_backward_promoted,
     **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},
     **{op: _one_element(op, _widened(op)) for op in _UNSIGNED_ORDER},
+    aten.scatter_add.default: _of_booleans(_widened(aten.scatter_add.default)),
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,
