@@ -37,7 +37,10 @@ class TensorSpec:
 
     @classmethod
     def parse(cls, text: str) -> TensorSpec:
-        dims, element = _DIMS.fullmatch(text).groups()
+        match = _DIMS.fullmatch(text)
+        if match is None:
+            raise RunError(f"cannot read the argument type 'tensor<{text}>'")
+        dims, element = match.groups()
         return cls(tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1]), element)
 
     def check(self, name: str, value: np.ndarray) -> None:
@@ -150,14 +153,14 @@ class LoadedModule:
             spec.check(f"{function} input {index}", array)
         arguments = ireert.VmVariantList(len(arrays))
         for index, array in enumerate(arrays):
-            spec = specs[index] if specs else None
-            if spec is not None and spec.scalar:
-                push = arguments.push_float if spec.element_type[0] == "f" else arguments.push_int
+            given = specs[index] if specs else None
+            if given is not None and given.scalar:
+                push = arguments.push_float if given.element_type[0] == "f" else arguments.push_int
                 push(array.item())
             else:
                 element_type = element_types[index] if specs else None
-                if spec is not None and spec.takes_bits(array):
-                    array = array.view(DTYPES[spec.element_type])
+                if given is not None and given.takes_bits(array):
+                    array = array.view(DTYPES[given.element_type])
                 arguments.push_ref(self._to_device(array, element_type))
         results = ireert.VmVariantList(4)
         self._context.vm_context.invoke(vm_function, arguments, results)

@@ -13,7 +13,7 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 import numpy as np
 
@@ -87,7 +87,7 @@ def read_npy(stream: BinaryIO, name: str, *, mmap: bool = False) -> np.ndarray:
     if mmap and size:
         offset = stream.tell()
         stream.seek(offset + size)
-        order = "F" if fortran else "C"
+        order: Literal["C", "F"] = "F" if fortran else "C"
         return np.memmap(stream, dtype, "r", offset=offset, shape=shape, order=order)
     stream.seek(start)
     try:
@@ -99,11 +99,10 @@ def read_npy(stream: BinaryIO, name: str, *, mmap: bool = False) -> np.ndarray:
 
 
 def _read_header(stream: BinaryIO, version: tuple[int, int]) -> tuple[tuple, bool, np.dtype]:
-    """numpy's header reader for `version` (3.0's UTF-8 header has no public one)."""
+    """numpy's header reader for `version`: 3.0 differs from 2.0 only in allowing UTF-8 in
+    structured field names, which no tensor has, and numpy has no public reader for it."""
     if version == (1, 0):
         shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-    elif version == (2, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
     else:
-        shape, fortran, dtype = np.lib.format._read_array_header(stream, version)
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
     return tuple(shape), bool(fortran), np.dtype(dtype)

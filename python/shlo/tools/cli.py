@@ -317,10 +317,10 @@ def cmd_saved_model(args: argparse.Namespace) -> int:
                 failures = _report_results(results, args.output_value, args.expected_output)
         else:
             with steps.step(f"building {args.source}"):
-                model, inputs = _model_and_inputs(args.source, args.input)
+                model, example = _model_and_inputs(args.source, args.input)
             with steps.step(f"writing {args.output}, then running it in TensorFlow"):
                 saved = save_torch_module_as_tf_saved_model(
-                    model.eval(), inputs, args.output, platform=args.platform
+                    model.eval(), example, args.output, platform=args.platform
                 )
             print(f"{PROG}: TensorFlow's results match PyTorch eager")
     print(
