@@ -100,10 +100,12 @@ class LoadedModule:
             )
         self.device_name = device
         self._context = ireert.SystemContext(config=ireert.Config(device))
-        try:
-            data = Path(vmfb).read_bytes() if isinstance(vmfb, (str, Path)) else vmfb
-        except OSError as error:
-            raise RunError(f"cannot read {vmfb}: {error.strerror}") from None
+        data = vmfb
+        if isinstance(vmfb, (str, Path)):
+            try:
+                data = Path(vmfb).read_bytes()
+            except OSError as error:
+                raise RunError(f"cannot read {vmfb}: {error.strerror}") from None
         try:
             self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
         except ValueError as error:
