@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from shlo.ir.output import atomic_path, write_file
 from shlo.support.machine import describe_machine, machine_line, machine_title
 
 MODELS = ("mlp", "cnn", "encoder", "bert", "gpt2", "vit", "resnet50")
@@ -311,7 +312,8 @@ def chart(rows: list[dict], path: Path) -> None:
     axes.legend(fontsize=8)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
+    with atomic_path(path) as scratch:
+        figure.savefig(scratch, dpi=120, format=path.suffix.lstrip(".") or "png")
 
 
 def main() -> int:
@@ -345,7 +347,7 @@ def main() -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         payload = {"machine": describe_machine(), "runs": args.runs, "matmul_gflops": rate}
-        args.json.write_text(json.dumps({**payload, "rows": rows}, indent=2))
+        write_file(args.json, json.dumps({**payload, "rows": rows}, indent=2).encode())
     if args.chart:
         chart(rows, args.chart)
     return 0

@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from shlo.ir.output import atomic_path, write_file
 from shlo.support.machine import describe_machine, machine_line, machine_title
 
 # name -> (width, depth): depth * width^2 * 4 bytes of weights
@@ -132,7 +133,8 @@ def chart(rows: list[dict], path: Path) -> None:
     figure.suptitle(machine_title("shlo build and run as weights grow", inches), fontsize=9)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
+    with atomic_path(path) as scratch:
+        figure.savefig(scratch, dpi=120, format=path.suffix.lstrip(".") or "png")
 
 
 def main() -> int:
@@ -173,7 +175,8 @@ def main() -> int:
             )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"machine": describe_machine(), "rows": rows}, indent=2))
+        payload = {"machine": describe_machine(), "rows": rows}
+        write_file(args.json, json.dumps(payload, indent=2).encode())
     if args.chart:
         chart(rows, args.chart)
     return 0

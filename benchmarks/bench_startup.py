@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from shlo.ir.output import write_file
 from shlo.pipeline.native_tools import tool_path
 from shlo.support.machine import describe_machine, machine_line
 
@@ -103,9 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"machine: {machine_line()}; {args.rounds} interleaved rounds, wall time")
     print("\n".join(report(medians)))
     if args.json:
-        args.json.write_text(
-            json.dumps({"machine": describe_machine(), "median_s": medians}, indent=2)
-        )
+        payload = {"machine": describe_machine(), "median_s": medians}
+        write_file(args.json, json.dumps(payload, indent=2).encode())
     return 0 if all(medians[name] < goal for name, goal in GOALS.items()) else 1
 
 

@@ -62,16 +62,19 @@ def compile_model(name: str, folder: Path) -> tuple[Path, list[Path]]:
 
     from shlo.api import compile_module, flatten
     from shlo.frontend.torch_import import import_model
+    from shlo.ir.output import AtomicOutput, write_file
 
     model, inputs = build(name)
     imported = import_model(model, inputs)
     compiled = compile_module(flatten(imported.module), "llvm-cpu")
     vmfb = folder / f"{name}.vmfb"
-    vmfb.write_bytes(compiled.vmfb)
+    write_file(vmfb, compiled.vmfb)
     paths = []
     for index, value in enumerate(inputs):
         paths.append(folder / f"input{index}.npy")
-        np.save(paths[-1], value.numpy())
+        with AtomicOutput(str(paths[-1])) as out:
+            np.save(out.stream, value.numpy())
+            out.commit()
     return vmfb, paths
 
 

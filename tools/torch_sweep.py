@@ -32,6 +32,8 @@ from queue import Queue
 import torch_sweep_cases as cases
 from tqdm import tqdm
 
+from shlo.ir.output import write_file
+
 NOT_COUNTED = ("eager_error", "export_error", "random")
 
 
@@ -196,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         config = {k: v for k, v in vars(args).items() if k not in ("progress", "json", "compare")}
         report = {"config": {k: str(v) for k, v in config.items()}, "results": results}
-        args.json.write_text(json.dumps(report, indent=1))
+        write_file(args.json, json.dumps(report, indent=1).encode())
     kind = "ModuleInfo" if args.modules else "OpInfo"
     print(f"{kind} sweep ({len(todo)} cases, {time.monotonic() - started:.0f} s): {line}")
     mismatches = sum(r["status"] == "mismatch" for r in results)

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import random
 import resource
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +27,8 @@ import pytest
 
 from conftest import LIT_INPUTS
 
-FIXTURE_BUNDLE = Path(__file__).resolve().parent / "fixtures" / "torch_xla_bundle"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURE_BUNDLE = FIXTURES / "torch_xla_bundle"
 ADD = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %x, %x : tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -178,6 +182,33 @@ def test_a_dangling_symlink_creates_its_target(tmp_path) -> None:
     assert (tmp_path / "made.txt").read_bytes() == b"made" and (tmp_path / "link").is_symlink()
 
 
+def test_a_folder_output_replaces_the_folder_a_symlink_names(tmp_path) -> None:
+    """SavedModels are written this way (TensorFlow is not needed to test the folder swap)."""
+    from shlo.ir.output import OutputError, atomic_folder
+
+    real, link = tmp_path / "real", tmp_path / "link"
+    real.mkdir()
+    (real / "saved_model.pb").write_text("old")
+    link.symlink_to(real)
+    with atomic_folder(link, "SavedModel", "saved_model.pb") as built:
+        built.mkdir()
+        (built / "saved_model.pb").write_text("new")
+    assert link.is_symlink() and (real / "saved_model.pb").read_text() == "new"
+    swap = atomic_folder(link, "SavedModel", "saved_model.pb")
+    with pytest.raises(KeyboardInterrupt), swap as built:
+        built.mkdir()
+        (built / "saved_model.pb").write_text("half")
+        raise KeyboardInterrupt
+    assert (real / "saved_model.pb").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]  # no scratch left
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(OutputError, match="mine exists and is not a SavedModel: not replacing it"):
+        with atomic_folder(tmp_path / "mine", "SavedModel", "saved_model.pb"):
+            pass
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+
+
 def test_npy_outputs_go_through_symlinks_and_append(tmp_path, add_vmfb) -> None:
     real = tmp_path / "real.npy"
     np.save(real, np.zeros(2, np.float32))
@@ -276,8 +307,10 @@ assert compile_module(module, use_cache=True).cached
 _FOUR_GIB = 4 << 30
 
 
-def test_a_huge_shape_is_refused_before_allocating(add_vmfb) -> None:
-    done = run("shlo", "run", add_vmfb, "--input=100000x100000xf32=0", memory=_FOUR_GIB)
+@pytest.mark.parametrize("command", ["run", "import"])
+def test_a_huge_shape_is_refused_before_allocating(add_vmfb, command) -> None:
+    model = add_vmfb if command == "run" else "shlo.tools.demo_models:MLP"
+    done = run("shlo", command, model, "--input=100000x100000xf32=0", memory=_FOUR_GIB)
     one_line_failure(done, "100000x100000xf32=0", "more than this machine's memory")
 
 
@@ -328,6 +361,137 @@ def test_bytecode_that_crashes_the_reader_is_one_line(tmp_path) -> None:
     shutil.copy(LIT_INPUTS / "reader_crash.mlirbc", bundle / "functions" / "forward.bytecode")
     done = run("shlo", "run", bundle, "--input=2x4xf32=1")
     one_line_failure(done, "forward.bytecode", "bytecode reader crashed")
+
+
+# Native deaths: damaged bytecode and damaged code, from the commands and from Python.
+
+_UD2, _JUMP_TO_ITSELF = b"\x0f\x0b", b"\xeb\xfe"  # x86-64: an illegal instruction; `jmp .`
+x86_64 = pytest.mark.skipif(platform.machine() != "x86_64", reason="writes x86-64 code")
+
+
+def _with_code(vmfb: bytes, instruction: bytes, *, loader_too: bool = False) -> bytes:
+    """`vmfb` with the code of its embedded ELF replaced by `instruction` over and over: the
+    dispatches only, or (`loader_too`) the library query IREE calls while loading it too."""
+    damaged = bytearray(vmfb)
+    start = damaged.find(b"\x7fELF")
+    elf = memoryview(damaged)[start:]
+    (table,) = struct.unpack_from("<Q", elf, 0x28)
+    count, names_index = struct.unpack_from("<HH", elf, 0x3C)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", elf, table + 64 * i) for i in range(count)]
+    names = sections[names_index][4]
+    by_name = {bytes(elf[names + s[0] : names + s[0] + 16]).split(b"\0")[0]: s for s in sections}
+    _, _, _, text_address, text_offset, text_size, *_ = by_name[b".text"]
+    kept: list[range] = []
+    symbols = by_name[b".dynsym"]
+    for index in range(symbols[5] // 24 if not loader_too else 0):
+        *_, address, size = struct.unpack_from("<IBBHQQ", elf, symbols[4] + 24 * index)
+        kept.append(range(address - text_address, address - text_address + size))
+    for offset in range(0, text_size - 1, 2):
+        if not any(offset in r or offset + 1 in r for r in kept):
+            elf[text_offset + offset : text_offset + offset + 2] = instruction
+    return bytes(damaged)
+
+
+@x86_64
+def test_python_callers_outlive_damaged_modules(tmp_path, add_vmfb) -> None:
+    """The issue's SIGSEGV and heap corruption (bytecode: parsed in process, that one raises a
+    ParseError, and the process aborts at exit) and SIGILL (code), from `shlo.load` and
+    `LoadedModule`: each is one ShloError, and the caller goes on and exits cleanly."""
+    valid = add_vmfb.read_bytes()
+    (tmp_path / "ill.vmfb").write_bytes(_with_code(valid, _UD2))
+    (tmp_path / "ill-loader.vmfb").write_bytes(_with_code(valid, _UD2, loader_too=True))
+    (tmp_path / "cut.vmfb").write_bytes(valid[: len(valid) // 2])
+    script = f"""
+import numpy as np
+import shlo
+from shlo.errors import ShloError
+from shlo.runtime.loaded import LoadedModule
+attempts = [
+    lambda: shlo.load({str(LIT_INPUTS / "reader_crash.mlirbc")!r}),
+    lambda: shlo.load({str(FIXTURES / "reader_segfault.mlirbc")!r}),
+    lambda: shlo.load({str(FIXTURES / "reader_segfault.mlirbc")!r}, world="iree"),
+    lambda: shlo.load({str(FIXTURES / "reader_heap_corruption.mlirbc")!r}),
+    lambda: LoadedModule({str(tmp_path / "ill.vmfb")!r})("main", np.ones(4, np.float32)),
+    lambda: LoadedModule(open({str(tmp_path / "ill-loader.vmfb")!r}, "rb").read()),
+    lambda: LoadedModule({str(tmp_path / "cut.vmfb")!r}),
+]
+for attempt in attempts:
+    try:
+        attempt()
+        print("no error")
+    except ShloError as error:
+        print(error)
+print("still here")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 8 and lines[-1] == "still here", done.stdout
+    crashed = "MLIR's bytecode reader crashed on this input"
+    assert f"reader_crash.mlirbc: {crashed} (SIGABRT" in lines[0]
+    for line in lines[1:3]:
+        assert f"reader_segfault.mlirbc: {crashed} (SIGSEGV" in line
+    assert f"reader_heap_corruption.mlirbc: {crashed} (SIGABRT" in lines[3]
+    assert lines[4].startswith(f"{tmp_path / 'ill.vmfb'}: the IREE runtime crashed (SIGILL")
+    assert lines[5].startswith("the module: the IREE runtime crashed (SIGILL")
+    assert lines[6].startswith("not a valid IREE module (.vmfb)")
+
+
+@x86_64
+def test_shlo_run_names_a_module_whose_code_crashes(tmp_path, add_vmfb) -> None:
+    (tmp_path / "ill.vmfb").write_bytes(_with_code(add_vmfb.read_bytes(), _UD2))
+    done = run("shlo", "run", tmp_path / "ill.vmfb", "--input=4xf32=1")
+    one_line_failure(done, "crashed (SIGILL", "ill.vmfb")
+
+
+@x86_64
+def test_ctrl_c_ends_shlo_run_stuck_in_a_dispatch(tmp_path, add_vmfb) -> None:
+    """A module whose code never returns holds its process in native code, where Python's
+    Ctrl-C handler never runs: `shlo run` kills its child and exits 130."""
+    (tmp_path / "loop.vmfb").write_bytes(_with_code(add_vmfb.read_bytes(), _JUMP_TO_ITSELF))
+    command = [sys.executable, "-m", "shlo.tools.cli", "run", str(tmp_path / "loop.vmfb"),
+               "--input=4xf32=1"]  # fmt: skip
+    child = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _wait_for_a_spinning_child(child.pid)
+        os.killpg(child.pid, signal.SIGINT)  # as a terminal sends it, to the whole group
+        assert child.wait(30) == 130
+        assert child.stderr.read().strip() == "shlo: interrupted"
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+
+
+def _wait_for_a_spinning_child(parent: int) -> None:
+    """Until a child of `parent` has spent two seconds on the CPU: stuck in the loop."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        for child in Path(f"/proc/{parent}/task/{parent}/children").read_text().split():
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[11]) > 2 * os.sysconf("SC_CLK_TCK"):  # utime, in clock ticks
+                return
+        time.sleep(0.2)
+    raise AssertionError("shlo run's child never started looping")
+
+
+def test_bytecode_the_reader_never_finishes_is_one_error(monkeypatch) -> None:
+    """MLIR's reader loops forever on this damaged file; the child reading it is stopped."""
+    import shlo
+    from shlo.ir import bytecode_guard
+
+    monkeypatch.setattr(bytecode_guard, "READ_SECONDS", 10)
+    with pytest.raises(bytecode_guard.BytecodeCrash, match="still reading this input after 10 s"):
+        shlo.load(FIXTURES / "reader_loop.mlirbc")
+
+
+def test_a_byte_that_is_not_utf8_in_a_comment_is_read_as_mlir_reads_it(tmp_path) -> None:
+    source = tmp_path / "latin1.mlir"
+    source.write_bytes(ADD.replace("return", "// caf\xe9 in Latin-1\n  return").encode("latin-1"))
+    for args in ((source,), (source, "-split-input-file"), ("-",)):
+        with open(source, "rb") as stdin:
+            done = run("shlo-opt", *args, stdin=stdin)
+        assert done.returncode == 0 and "stablehlo.add" in done.stdout, done.stderr
 
 
 # Mistakes that were "internal errors".

@@ -25,10 +25,11 @@ from shlo.backend.prepare import prepare
 from shlo.backend.targets import CompileError, Target
 from shlo.ir.diagnostics import format_all, parse_printed
 from shlo.ir.module import IRModule, PrintOptions
-from shlo.ir.output import atomic_path
+from shlo.ir.output import AtomicOutput, atomic_path
 from shlo.pipeline.native_tools import run_binary
 from shlo.pipeline.run import run_pipeline
 from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archive, write_archive
+from shlo.runtime.loaded import TrustedVmfb
 from shlo.support.host import l2_bytes_per_thread
 
 
@@ -261,14 +262,16 @@ def compile_bytecode(
         shown.insert(0, ["cd", str(kept)])
     entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
     if entry and not kept and (vmfb := cache.lookup(entry)) is not None:
-        return Compiled(vmfb, target, tuple(map(tuple, shown)), cached=True)
+        return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)), cached=True)
     with _scratch(kept) as scratch, ExitStack() as outputs:
         archive = outputs.enter_context(atomic_path(destination)) if destination else None
-        with (Path(scratch) / f"{source_name}.mlirbc").open("wb") as source:
+        # an output like any other: with keep_temps, the folder is the user's
+        with AtomicOutput(str(Path(scratch) / f"{source_name}.mlirbc")) as source:
             if isinstance(module, IRModule):
-                module.write(source, PrintOptions(bytecode=True))
+                module.write(source.stream, PrintOptions(bytecode=True))
             else:
-                source.write(module)
+                source.stream.write(module)
+            source.commit()
         if write_weights is not None and archive is not None:
             write_weights(archive)
         written = str(archive) if archive else None
@@ -291,4 +294,4 @@ def compile_bytecode(
         vmfb = (Path(scratch) / f"{source_name}.vmfb").read_bytes()
     if entry:
         cache.store(entry, vmfb)
-    return Compiled(vmfb, target, tuple(map(tuple, shown)))
+    return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)))

@@ -40,6 +40,7 @@ from shlo.interpreter.unsupported import unsupported_reason
 from shlo.ir.edit import functions, ops_in, returned_values, set_results
 from shlo.ir.element_types import DTYPES
 from shlo.ir.module import constant_value
+from shlo.ir.output import atomic_path, write_file
 from shlo.ir.resources import inline_resources
 from shlo.ir.stablehlo import WORLD, ir, make_context
 from shlo.ir.worlds import ContextPolicy
@@ -242,9 +243,11 @@ def _publish_probes(records: list[ProbeRecord], directory: Path) -> list[ProbeRe
     published = []
     for number, record in enumerate(records, start=1):
         target = directory / f"probe{number}.npy"
-        shutil.copyfile(record.path, target)
+        with atomic_path(target) as scratch:
+            shutil.copyfile(record.path, scratch)
         published.append(ProbeRecord(record.probe_id, record.type, str(target)))
-    (directory / INDEX).write_text("".join(f"{r.probe_id},{r.type},{r.path}\n" for r in published))
+    index = "".join(f"{r.probe_id},{r.type},{r.path}\n" for r in published)
+    write_file(directory / INDEX, index.encode())
     return published
 
 

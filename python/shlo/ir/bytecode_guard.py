@@ -1,33 +1,48 @@
 """Untrusted MLIR bytecode read first in a child process, where a native crash cannot end ours.
 
 MLIR's bytecode reader aborts or segfaults on some damaged files (every tool built on it does,
-torch-mlir-opt and iree-opt included).  Before a command parses bytecode in its own process, a
-child parses it; if the child dies on a signal, the command reports that as a clear error with
-a command that reproduces it, instead of dying without a word.  Parse errors that MLIR reports
-normally are left to the caller, which prints them with their locations.
+torch-mlir-opt and iree-opt included), corrupts the heap on others (the process aborts later,
+at a free: the child frees everything before it exits, so that shows there too), and loops
+forever on a few.  Before a command parses bytecode in its own process, a child parses it, with
+the same bindings; if the child dies on a signal or is still reading after `READ_SECONDS`, the
+command reports that as a clear error with a command that reproduces it, instead of dying or
+hanging without a word.  Parse errors that MLIR reports normally are left to the caller, which
+prints them with their locations.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
 import sys
 
 from shlo.errors import ShloError
+from shlo.lifetime import die_with_parent
+
+# Far beyond what reading takes (the weights in bytecode are copied, not decoded), so that only
+# a reader caught in a loop reaches it.
+READ_SECONDS = 60
 
 
 class BytecodeCrash(ShloError):
     """MLIR's bytecode reader crashed on the input."""
 
 
-def check_bytecode(data: bytes, name: str) -> None:
-    """Raise BytecodeCrash when parsing `data` kills the process that parses it."""
-    done = subprocess.run(
-        [sys.executable, "-m", "shlo.ir.bytecode_guard"],
-        input=data,
-        capture_output=True,
-    )
+def check_bytecode(data: bytes, name: str, world: str = "stablehlo") -> None:
+    """Raise BytecodeCrash when parsing `data` with `world`'s bindings kills the process that
+    parses it, or does not end."""
+    shown = name if name != "<stdin>" else "the input"
+    reproduce = f"the file is damaged or not MLIR bytecode (reproduce with: torch-mlir-opt {name})"
+    command = [sys.executable, "-m", "shlo.ir.bytecode_guard", str(os.getpid()), world]
+    try:
+        done = subprocess.run(command, input=data, capture_output=True, timeout=READ_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise BytecodeCrash(
+            f"{shown}: MLIR's bytecode reader was still reading this input after "
+            f"{READ_SECONDS} s; {reproduce}"
+        ) from None
     if done.returncode >= 0:
         return
     try:
@@ -36,23 +51,22 @@ def check_bytecode(data: bytes, name: str) -> None:
         signame = f"signal {-done.returncode}"
     said = done.stderr.decode(errors="replace").strip().splitlines()
     detail = f": {said[-1]}" if said else ""
-    shown = name if name != "<stdin>" else "the input"
     raise BytecodeCrash(
-        f"{shown}: MLIR's bytecode reader crashed on this input ({signame}{detail}); "
-        f"the file is damaged or not MLIR bytecode (reproduce with: torch-mlir-opt {name})"
+        f"{shown}: MLIR's bytecode reader crashed on this input ({signame}{detail}); {reproduce}"
     )
 
 
-def _parse_stdin() -> int:
-    from shlo.ir.stablehlo import ir, make_context
-    from shlo.ir.worlds import ContextPolicy
+def _parse_stdin(parent: int, world: str) -> int:
+    from shlo.ir.worlds import ContextPolicy, get_world
 
-    context = make_context(ContextPolicy(allow_unregistered_dialects=True, threading=False))
+    die_with_parent(parent)
+    chosen = get_world(world)
+    context = chosen.make_context(ContextPolicy(allow_unregistered_dialects=True, threading=False))
     # A parse error that MLIR reports is the caller's to print, with its location.
     with contextlib.suppress(Exception):
-        ir.Module.parse(sys.stdin.buffer.read(), context)
+        chosen.ir.Module.parse(sys.stdin.buffer.read(), context)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_parse_stdin())
+    sys.exit(_parse_stdin(int(sys.argv[1]), sys.argv[2]))

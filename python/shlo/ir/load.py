@@ -26,7 +26,7 @@ def load(
     context = chosen.make_context(ContextPolicy(allow_unregistered_dialects))
     parsed = _as_source(source)
     if parsed.is_bytecode:  # MLIR's reader aborts on some damaged files: try it in a child
-        check_bytecode(parsed.data, parsed.name)
+        check_bytecode(parsed.data, parsed.name, world)
     return parse_or_raise(chosen, context, parsed)
 
 

@@ -10,6 +10,9 @@ Where the path leads (`resolve`):
     open, written in place (reopening it would truncate a `>>` file, and a rename over the
     file the shell opened would write to a file nobody reads);
   - a character device, a FIFO: written in place (renaming over it would replace the device).
+
+A folder output (a SavedModel) is built beside its destination and swapped in whole
+(`atomic_folder`); a folder already there is replaced only when it is the same kind of output.
 """
 
 from __future__ import annotations
@@ -82,11 +85,15 @@ def _scratch_beside(target: Path) -> tuple[int, Path]:
     try:
         fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
-        if not target.parent.is_dir():
-            reason = f"the folder {target.parent} does not exist"
-            raise OutputError(f"cannot write {target}: {reason}") from None
-        raise OutputError(f"cannot write {target}: {error.strerror}") from None
+        raise _cannot_write(target, error) from None
     return fd, Path(name)
+
+
+def _cannot_write(target: Path, error: OSError) -> OutputError:
+    """Why nothing can be made beside `target`, in the user's terms."""
+    if not target.parent.is_dir():
+        return OutputError(f"cannot write {target}: the folder {target.parent} does not exist")
+    return OutputError(f"cannot write {target}: {error.strerror}")
 
 
 def _publish(scratch: Path, target: Path) -> None:
@@ -119,6 +126,59 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         _publish(scratch, destination.file)
     finally:
         scratch.unlink(missing_ok=True)
+
+
+def write_file(path: str | Path, data: bytes) -> None:
+    """`data` as the whole of `path` (`-`: standard output), as every output is written."""
+    with AtomicOutput(str(path)) as out:
+        out.stream.write(data)
+        out.commit()
+
+
+@contextmanager
+def atomic_folder(path: str | Path, kind: str, marker: str) -> Iterator[Path]:
+    """A path (not made yet) to build a folder at, put in `path`'s place when the block ends
+    normally, and removed with everything in it when the block raises.
+
+    A symlink at `path` is followed: the folder it leads to is replaced, the link stays.  A
+    folder already there is replaced whole only when it is empty or holds `marker` (a file every
+    `kind` of output has), so that a mistyped path never deletes a user's folder; it is removed
+    only once the new one is in place.  The build's parent is a private scratch folder beside
+    the destination (the final rename stays on one file system), free for other scratch files.
+    """
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():
+        raise OutputError(f"cannot write {path}: too many levels of symbolic links")
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"cannot write {path}: it is a file, not a folder")
+    if target.is_dir() and any(target.iterdir()) and not (target / marker).exists():
+        raise OutputError(f"{path} exists and is not a {kind}: not replacing it")
+    try:
+        scratch = tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as error:
+        raise _cannot_write(target, error) from None
+    try:
+        yield Path(scratch, "new")
+        try:
+            _swap_in(Path(scratch, "new"), target, Path(scratch, "old"))
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _swap_in(built: Path, target: Path, retired: Path) -> None:
+    """`built` in `target`'s place; an older `target` moves to `retired` (put back if the
+    swap fails half way)."""
+    if not target.exists():
+        os.rename(built, target)
+        return
+    os.rename(target, retired)
+    try:
+        os.rename(built, target)
+    except OSError:
+        os.rename(retired, target)
+        raise
 
 
 class AtomicOutput:

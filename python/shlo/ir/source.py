@@ -37,10 +37,11 @@ class Source:
 
     @property
     def text(self) -> str:
-        try:
-            return self.data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{self.name}: input is neither MLIR text nor bytecode") from exc
+        """The contents as text.  MLIR reads bytes and takes any in comments and strings, as
+        torch-mlir-opt does; a byte that is not UTF-8 is U+FFFD here, which only shlo's own
+        scans of the text and the parse of a split chunk or of stdin see (a file is parsed
+        from its bytes)."""
+        return self.data.decode("utf-8", errors="replace")
 
     def padded_text(self) -> str:
         """The text preceded by blank lines so that line N of the chunk is line N of the file."""

@@ -7,10 +7,12 @@ computed once per torch-mlir version and cached.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
 
+from shlo.ir.output import OutputError, write_file
 from shlo.settings import VERSION, cache_dir
 
 _PACKAGES = {
@@ -45,11 +47,9 @@ def cached_text(kind: str, compute: Callable[[], str]) -> str:
     except OSError:
         pass
     value = compute()
-    os.makedirs(cache_dir(), exist_ok=True)
-    scratch = f"{path}.{os.getpid()}.tmp"
-    with open(scratch, "w") as fresh:
-        fresh.write(value)
-    os.replace(scratch, path)
+    with contextlib.suppress(OSError, OutputError):  # a cache it cannot write only costs time
+        os.makedirs(cache_dir(), exist_ok=True)
+        write_file(path, value.encode())
     return value
 
 

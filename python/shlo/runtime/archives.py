@@ -14,15 +14,16 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from shlo.ir.output import atomic_path
 from shlo.runtime.bindings import ireert
 from shlo.runtime.errors import RunError
-from shlo.runtime.tensors import to_numpy
+
+if TYPE_CHECKING:  # `shlo run` and the trial child of `LoadedModule` start without torch
+    import torch
 
 # The scope of the weights as exported, and of the packed copies IREE's encoder makes of them.
 PARAMETER_SCOPE = "model"
@@ -107,6 +108,8 @@ def parameters_module(instance: Any, path: str | Path) -> Any:
 
 def write_archive(weights: dict[str, torch.Tensor], path: str | Path) -> None:
     """The tensors as an IREE parameter archive, written beside `path` and renamed into place."""
+    from shlo.runtime.tensors import to_numpy
+
     index = ireert.ParameterIndex()
     for name, tensor in weights.items():
         index.add_buffer(name, np.ascontiguousarray(to_numpy(tensor)))

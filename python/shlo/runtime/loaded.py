@@ -4,6 +4,9 @@ Results come back through a 4096-byte-aligned host buffer.  The runtime's own `t
 a fresh `np.empty` as a host allocation when the driver allows imports; Vulkan (lavapipe here)
 requires `minImportedHostPointerAlignment` 4096 and rejects it, which is why the Python runtime
 failed on Vulkan while `iree-run-module` (page-aligned buffers) worked.
+
+A module shlo did not just compile is tried in a child process first (`TrustedVmfb`): a damaged
+`.vmfb` can crash the runtime, and that must not end the caller's process.
 """
 
 from __future__ import annotations
@@ -20,8 +23,13 @@ from shlo.ir.element_types import DTYPES
 from shlo.runtime.archives import encoded_archive, parameters_module, stale_encoding
 from shlo.runtime.bindings import ireert, map_dtype_to_element_type
 from shlo.runtime.errors import RunError
+from shlo.runtime.isolated import try_in_child
+from shlo.runtime.untrusted import read_bytes
 
 _ALIGNMENT = 4096
+# IREE's failures as its bindings raise them: INVALID_ARGUMENT as ValueError, OUT_OF_RANGE as
+# IndexError (a damaged module's "bytecode data overrun"), every other status as RuntimeError.
+_IREE_ERRORS = (RuntimeError, ValueError, IndexError)
 # `%arg0: tensor<2x?xf32>` or `tensor<4xcomplex<f32>>` (element types nest one level), or `i64`
 _ARGUMENT = re.compile(r"%\w+: (tensor<((?:[^<>]|<[^<>]*>)*)>|[a-z]\w*)")
 _DIMS = re.compile(r"((?:(?:\d+|\?)x)*)(.+)")
@@ -82,6 +90,13 @@ def input_specs(declaration: str) -> list[TensorSpec]:
     ]
 
 
+class TrustedVmfb(bytes):
+    """A `.vmfb` that `LoadedModule` loads without trying it in a child process first: what
+    `compile_module` returns (this process's compile, or a cache entry whose checksum holds),
+    or any module loaded by a process whose crash ends nothing else (`shlo run`'s child).
+    Slices and `bytes(...)` copies of it are plain bytes, tried again."""
+
+
 class LoadedModule:
     """A `.vmfb` loaded on a device; call its functions with numpy arrays."""
 
@@ -92,29 +107,28 @@ class LoadedModule:
         parameters: str | Path | None = None,
     ) -> None:
         """`parameters`: the .irpa archive holding the weights of a module compiled with them
-        kept out (`compile_module(..., parameters=...)`)."""
+        kept out (`compile_module(..., parameters=...)`).  A file, or bytes that are not a
+        `TrustedVmfb`, is first loaded and each of its functions with fixed input shapes called
+        once with zeros in a child process (`shlo.runtime.isolated.try_in_child`)."""
         if device not in available_devices():
             raise RunError(
                 f"device '{device}' is not available here; available: "
                 f"{', '.join(available_devices()) or 'none'}"
             )
         self.device_name = device
+        data = read_bytes(vmfb) if isinstance(vmfb, (str, Path)) else vmfb
+        if not isinstance(data, TrustedVmfb):
+            try_in_child(data, "the module" if vmfb is data else str(vmfb), device, parameters)
         self._context = ireert.SystemContext(config=ireert.Config(device))
-        data = vmfb
-        if isinstance(vmfb, (str, Path)):
-            try:
-                data = Path(vmfb).read_bytes()
-            except OSError as error:
-                raise RunError(f"cannot read {vmfb}: {error.strerror}") from None
         try:
             self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
-        except ValueError as error:
+        except _IREE_ERRORS as error:
             raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
         if parameters is not None:
             self._context.add_vm_module(parameters_module(self._context.instance, parameters))
         try:
             self._context.add_vm_module(self._module)
-        except (RuntimeError, ValueError) as error:
+        except _IREE_ERRORS as error:
             raise RunError(_registration_failure(str(error), device, parameters)) from None
         self.device = self._context.config.device
         self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
@@ -164,8 +178,7 @@ class LoadedModule:
                 if given is not None and given.takes_bits(array):
                     array = array.view(DTYPES[given.element_type])
                 arguments.push_ref(self._to_device(array, element_type))
-        results = ireert.VmVariantList(4)
-        self._context.vm_context.invoke(vm_function, arguments, results)
+        results = _invoked(self._context.vm_context.invoke, function, vm_function, arguments)
         return [
             view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
             for i in range(results.size)
@@ -201,8 +214,7 @@ class LoadedModule:
                         element_type=element_type,
                     )
                 )
-            results = ireert.VmVariantList(4)
-            invoke(vm_function, arguments, results)
+            results = _invoked(invoke, function, vm_function, arguments)
             return [
                 view_to_numpy(results.get_as_object(i, view_type), device)
                 for i in range(results.size)
@@ -221,6 +233,17 @@ class LoadedModule:
             buffer=array,
             element_type=element_type,
         )
+
+
+def _invoked(invoke: Callable, function: str, vm_function: Any, arguments: Any) -> Any:
+    """The results of calling `function`; IREE's failure while it runs (a failed assertion, a
+    damaged module) as a RunError naming it."""
+    results = ireert.VmVariantList(4)
+    try:
+        invoke(vm_function, arguments, results)
+    except _IREE_ERRORS as error:
+        raise RunError(f"{function}: {error}") from None
+    return results
 
 
 def _registration_failure(message: str, device: str, parameters: str | Path | None) -> str:

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +31,7 @@ from torch.utils import _pytree as pytree
 from shlo.errors import ShloError
 from shlo.ir.element_types import as_saved
 from shlo.ir.module import IRModule
+from shlo.ir.output import atomic_folder
 from shlo.ir.portable import readable_by, serialize
 from shlo.runtime.numerics import assert_close
 from shlo.runtime.tensors import to_numpy, to_torch
@@ -88,11 +87,11 @@ def save_saved_model(
     if inputs is not None:
         _check_inputs(inputs, user_inputs)
     target = Path(directory)
-    with _scratch_beside(target) as scratch:
-        work = Path(scratch)
+    with atomic_folder(target, "SavedModel", "saved_model.pb") as built:
+        work = built.parent
         request = {
             "artifact": str(work / "module.vhlo"),
-            "out": str(work / "saved"),
+            "out": str(built),
             "arguments": arguments,
             "inputs": [_signature(s) for s in user_inputs],
             "outputs": [_signature(s) for s in meta.output_signature],
@@ -102,7 +101,6 @@ def save_saved_model(
             np.savez(work / "inputs.npz", *inputs)
             request["check"] = [str(work / "inputs.npz"), str(work / "results.npz")]
         version = _in_child(request, lambda version: _write_artifact(module, version, work))
-        _replace(work / "saved", target)
         results = None
         if inputs is not None:
             with np.load(work / "results.npz", allow_pickle=False) as stored:
@@ -125,8 +123,8 @@ def save_torch_module_as_tf_saved_model(
     TensorFlow, run it on the same inputs and check its results against PyTorch eager; it
     replaces `directory` only when they match."""
     target = Path(directory)
-    with _scratch_beside(target) as scratch:
-        bundle, built = Path(scratch) / "bundle", Path(scratch) / "saved"
+    with atomic_folder(target, "SavedModel", "saved_model.pb") as built:
+        bundle = built.parent / "bundle"
         meta = save_bundle(model, args, bundle, kwargs)
         leaves = pytree.tree_leaves((tuple(args), kwargs or {}))
         positions = [loc.position for loc in meta.input_locations if loc.type_ == INPUT_ARG]
@@ -135,7 +133,6 @@ def save_torch_module_as_tf_saved_model(
         with torch.no_grad():
             expected = model(*args, **(kwargs or {}))
         assert_close([to_torch(result) for result in results or []], expected)  # leaf by leaf
-        _replace(built, target)
     return dataclasses.replace(saved, path=target)
 
 
@@ -235,34 +232,3 @@ def _child_failure(stderr: str, returncode: int) -> str:
         return f"TensorFlow died on {signal.Signals(-returncode).name} while writing the SavedModel"
     tail = stderr.strip().splitlines()[-1:] or [f"exit status {returncode}"]
     return f"SavedModel export failed: {tail[0]}"
-
-
-def _scratch_beside(target: Path) -> tempfile.TemporaryDirectory:
-    """A scratch folder beside `target` (the final rename stays on one file system), after
-    checking that `target` may be replaced."""
-    parent = target.resolve().parent
-    if not parent.is_dir():
-        raise SavedModelError(f"cannot write {target}: the folder {parent} does not exist")
-    if _occupied(target) and not (target / "saved_model.pb").is_file():
-        raise SavedModelError(f"{target} exists and is not a SavedModel: not replacing it")
-    try:
-        return tempfile.TemporaryDirectory(prefix=".saved-model.", dir=parent)
-    except OSError as error:
-        raise SavedModelError(f"cannot write {target}: {error.strerror}") from None
-
-
-def _occupied(target: Path) -> bool:
-    """Whether `target` holds something: a file, or a folder that is not empty."""
-    return target.exists() and not (target.is_dir() and not any(target.iterdir()))
-
-
-def _replace(built: Path, target: Path) -> None:
-    """Move the finished SavedModel to `target`, replacing an older SavedModel (or an empty
-    folder) there."""
-    if target.exists():
-        retired = built.with_name("retired")
-        target.rename(retired)
-        built.rename(target)
-        shutil.rmtree(retired)
-    else:
-        built.rename(target)

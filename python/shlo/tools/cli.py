@@ -90,7 +90,7 @@ def _read_module(path: str) -> Any:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     from shlo.backend.compile import compile_module
-    from shlo.ir.output import AtomicOutput
+    from shlo.ir.output import write_file
     from shlo.tools.progress import Steps
 
     with Steps(2, quiet=args.quiet) as steps:
@@ -110,16 +110,17 @@ def cmd_compile(args: argparse.Namespace) -> int:
                 parameters=args.parameters,
                 keep_temps=args.keep_temps,
             )
-    with AtomicOutput(args.output) as out:
-        out.stream.write(compiled.vmfb)
-        out.commit()
+    write_file(args.output, compiled.vmfb)
     print(f"{PROG}: compiled with: {compiled.command_line()}", file=sys.stderr)
     return 0
 
 
 def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
-    """The .vmfb on the device; a bundle directory is compiled for the device first."""
-    from shlo.runtime.loaded import LoadedModule
+    """The .vmfb on the device; a bundle directory is compiled for the device first.  In the
+    command's own child (`_isolated`) a crash ends nothing else: the module is loaded as it is,
+    without a trial child of its own."""
+    from shlo.runtime.loaded import LoadedModule, TrustedVmfb
+    from shlo.runtime.untrusted import read_bytes
     from shlo.runtime.value_syntax import parse_values
 
     if Path(args.module).is_dir():
@@ -129,7 +130,8 @@ def _loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
         target = target_for_device(args.device)
         loaded = Bundle(args.module, target=target.value, device=args.device).loaded
     else:
-        loaded = LoadedModule(args.module, args.device, args.parameters)
+        vmfb = TrustedVmfb(read_bytes(args.module)) if args.isolate else args.module
+        loaded = LoadedModule(vmfb, args.device, args.parameters)
     return loaded, parse_values(args.input)
 
 

@@ -23,6 +23,7 @@ import torch
 from shlo.backend.compile import Compiled, compile_module
 from shlo.backend.targets import DEVICES, Target
 from shlo.frontend.torch_import import import_model
+from shlo.ir.output import write_file
 from shlo.pipeline.run import flatten
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.runtime.numerics import compare_outputs
@@ -56,8 +57,8 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
     before = imported.module.text()
     imported.module = flatten(imported.module)
     after = imported.module.text()
-    (folder / f"{example.name}.mlir").write_text(before)
-    (folder / f"{example.name}.flat.mlir").write_text(after)
+    write_file(folder / f"{example.name}.mlir", before.encode())
+    write_file(folder / f"{example.name}.flat.mlir", after.encode())
     _progress(f"{example.name}: flattened ({_op_count(before)} -> {_op_count(after)} ops)")
     rows = []
     builds: dict[Target, tuple[Compiled, float]] = {}
@@ -68,7 +69,7 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
             builds[target] = (compile_module(imported.module, target), time.perf_counter() - start)
         compiled, compile_s = builds[target]
         vmfb = folder / f"{example.name}.{target.value}.vmfb"
-        vmfb.write_bytes(compiled.vmfb)
+        write_file(vmfb, compiled.vmfb)
         _progress(f"{example.name}: running on {device}")
         runner = CompiledModel(imported, compiled, LoadedModule(compiled.vmfb, device))
         checks = compare_outputs(runner(*inputs), expected)
@@ -114,7 +115,7 @@ def run_demo(output_dir: Path) -> int:
     devices = [(device, target) for device, target in DEVICES.items() if device in here]
     _progress(f"devices here: {', '.join(d for d, _ in devices)}; artifacts in {output_dir}")
     rows = [row for example in DEMO_MODELS for row in demo_model(example, output_dir, devices)]
-    (output_dir / "report.json").write_text(json.dumps(rows, indent=2) + "\n")
+    write_file(output_dir / "report.json", (json.dumps(rows, indent=2) + "\n").encode())
     print(_table(rows))
     print(f"\nartifacts and report.json in {output_dir}")
     return 0 if all(row["ok"] for row in rows) else 1

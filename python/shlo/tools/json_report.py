@@ -12,13 +12,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
 from typing import Any
 
-from shlo.ir.output import AtomicOutput, resolve
+from shlo.ir.output import resolve, write_file
 
 
 def write_json(path: str, payload: dict[str, Any]) -> None:
-    with AtomicOutput(path) as out:
-        out.stream.write((json.dumps(payload, indent=2, default=str) + "\n").encode())
-        out.commit()
+    write_file(path, (json.dumps(payload, indent=2, default=str) + "\n").encode())
 
 
 def goes_to_stdout(path: str | None) -> bool:

@@ -36,7 +36,7 @@ from shlo.ir.bytecode_guard import check_bytecode
 from shlo.ir.edit import erase_arguments, functions
 from shlo.ir.element_types import DTYPES, as_saved
 from shlo.ir.module import IRModule, from_bytecode, parse_source
-from shlo.ir.output import AtomicOutput
+from shlo.ir.output import AtomicOutput, write_file
 from shlo.ir.portable import PortableError, deserialize, serialize
 from shlo.ir.source import Source
 from shlo.ir.stablehlo import WORLD, stablehlo_version
@@ -155,17 +155,11 @@ def save_bundle(
         with AtomicOutput(str(root / "data" / key)) as out:
             np.save(out.stream, to_numpy(tensor), allow_pickle=False)
             out.commit()
-    _write(root / "functions" / f"{name}.bytecode", serialize(module, "current", True))
-    _write(root / "functions" / f"{name}.mlir", module.text().encode())
+    write_file(root / "functions" / f"{name}.bytecode", serialize(module, "current", True))
+    write_file(root / "functions" / f"{name}.mlir", module.text().encode())
     meta_text = json.dumps(dataclasses.asdict(meta))
-    _write(root / "functions" / f"{name}.meta", meta_text.encode())
+    write_file(root / "functions" / f"{name}.meta", meta_text.encode())
     return meta
-
-
-def _write(path: Path, data: bytes) -> None:
-    with AtomicOutput(str(path)) as out:
-        out.stream.write(data)
-        out.commit()
 
 
 def _check_name(name: str, folder: str) -> None:
