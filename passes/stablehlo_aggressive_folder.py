@@ -23,9 +23,11 @@ from shlo.ir.stablehlo import ir, rewrite
 from shlo.passes.stablehlo_elements import (
     ElementKind,
     Elements,
+    block_terminator,
     c_math,
     constant,
     convert_float,
+    defined_in,
     float_add,
     float_compare,
     float_divide,
@@ -38,6 +40,7 @@ from shlo.passes.stablehlo_elements import (
     is_static,
     num_elements,
     read,
+    region_block,
     round_to_integral,
     signed,
     splat_constant,
@@ -860,20 +863,6 @@ def fold_iota(op: Any, rewriter: Any, options: Any) -> bool:
 # Reduce
 
 
-def _body(op: Any, index: int = 0) -> Any:
-    return op.regions[index].blocks[0]
-
-
-def _terminator(block: Any) -> Any:
-    return list(block.operations)[-1].operation
-
-
-def _defined_in(value: Any, block: Any) -> bool:
-    if isinstance(value.owner, ir.Block):
-        return value.owner == block
-    return value.owner.operation.block == block
-
-
 def fold_reduce_no_dimensions(op: Any, rewriter: Any, options: Any) -> bool:
     """reduce over no dimensions -> its inputs (where the types match)."""
     if _dims(op, "dimensions"):
@@ -888,7 +877,7 @@ def fold_reduce_no_dimensions(op: Any, rewriter: Any, options: Any) -> bool:
 
 def fold_reduce_to_constant_initializer(op: Any, rewriter: Any, options: Any) -> bool:
     """A body that only returns constants from outside -> those constants, broadcast."""
-    block = _body(op)
+    block = region_block(op)
     operations = list(block.operations)
     if len(operations) != 1 or operations[0].operation.name != "stablehlo.return":
         return False
@@ -906,13 +895,13 @@ def fold_reduce_to_constant_initializer(op: Any, rewriter: Any, options: Any) ->
 
 def fold_reduce_redundant_results(op: Any, rewriter: Any, options: Any) -> bool:
     """A body that returns values from outside it -> those values."""
-    block = _body(op)
-    terminator = _terminator(block)
+    block = region_block(op)
+    terminator = block_terminator(block)
     if terminator.name != "stablehlo.return":
         return False
     returned = list(terminator.operands)
     for value, result in zip(returned, op.results, strict=True):
-        if _defined_in(value, block) or value.type != result.type:
+        if defined_in(value, block) or value.type != result.type:
             return False
     rewriter.replace_op(op, returned)
     return True
@@ -920,7 +909,7 @@ def fold_reduce_redundant_results(op: Any, rewriter: Any, options: Any) -> bool:
 
 def lower_bool_splats_into_reduce(op: Any, rewriter: Any, options: Any) -> bool:
     """An and/or reduction of splat constants: the body's arguments become those constants."""
-    block = _body(op)
+    block = region_block(op)
     operations = list(block.operations)
     if len(operations) != 2 or operations[0].operation.name not in (
         "stablehlo.and",
@@ -996,7 +985,7 @@ def has_declared_side_effects(op: Any) -> bool:
 
 
 def _condition_is_false(op: Any) -> bool:
-    terminator = _terminator(_body(op, 0))
+    terminator = block_terminator(region_block(op, 0))
     if terminator.name != "stablehlo.return" or not terminator.operands:
         return False
     condition = read(terminator.operands[0])
@@ -1058,8 +1047,8 @@ def inline_case_with_constant_index(op: Any, rewriter: Any, options: Any) -> boo
     placeholders = [make for make in found if make is not None]
     if len(placeholders) != len(found):
         return False
-    block = _body(op, selected)
-    terminator = _terminator(block)
+    block = region_block(op, selected)
+    terminator = block_terminator(block)
     for nested in list(block.operations)[:-1]:
         nested.operation.move_before(op)
     for result, value in zip(op.results, terminator.operands, strict=True):

@@ -564,3 +564,19 @@ def libm() -> ctypes.CDLL:
 def c_math(name: str, value: float) -> float:
     """The C library's double function `name` (cos, sin, tan, tanh, exp, log, erf, sqrt)."""
     return getattr(libm(), name)(value)
+
+
+def region_block(op: Any, index: int = 0) -> Any:
+    """The one block of `op`'s region `index` (a reduce's or a while's body)."""
+    return op.regions[index].blocks[0]
+
+
+def block_terminator(block: Any) -> Any:
+    return list(block.operations)[-1].operation
+
+
+def defined_in(value: Any, block: Any) -> bool:
+    """Whether `value` is an argument of `block` or the result of an op directly in it."""
+    if isinstance(value.owner, ir.Block):
+        return value.owner == block
+    return value.owner.operation.block == block

@@ -33,12 +33,15 @@ from shlo.passes.stablehlo_aggressive_folder import (
 )
 from shlo.passes.stablehlo_elements import (
     CONSTANT_LIKE,
+    block_terminator,
     constant,
     constant_op,
+    defined_in,
     is_static,
     num_elements,
     producer,
     read,
+    region_block,
     signed,
     tensor_kind,
 )
@@ -1077,28 +1080,14 @@ def real_dynamic_slice_to_dynamic_slice(op: Any, rewriter: Any, options: Any) ->
     return _replace(op, rewriter, list(new.results))
 
 
-def _block(op: Any, index: int = 0) -> Any:
-    return op.regions[index].blocks[0]
-
-
-def _terminator(block: Any) -> Any:
-    return list(block.operations)[-1].operation
-
-
-def _defined_in(value: Any, block: Any) -> bool:
-    if isinstance(value.owner, ir.Block):
-        return value.owner == block
-    return value.owner.operation.block == block
-
-
 def reduce_noop_variable_return(op: Any, rewriter: Any, options: Any) -> bool:
     """reduce whose body returns values from outside -> those values (same types only)."""
-    block = _block(op)
-    terminator = _terminator(block)
+    block = region_block(op)
+    terminator = block_terminator(block)
     if terminator.name != "stablehlo.return":
         return False
     returned = list(terminator.operands)
-    if any(_defined_in(value, block) for value in returned):
+    if any(defined_in(value, block) for value in returned):
         return False
     if any(value.type != result.type for value, result in zip(returned, op.results, strict=True)):
         return False
@@ -1135,7 +1124,7 @@ def _reducer_dependencies(block: Any, returned: list) -> tuple[list, list[bool]]
     work = list(returned)
     while work:
         value = work.pop()
-        if not _defined_in(value, block):
+        if not defined_in(value, block):
             continue
         if isinstance(value.owner, ir.Block):
             pair = arguments.index(value) % pairs
@@ -1155,8 +1144,8 @@ def reduce_unused_results(op: Any, rewriter: Any, options: Any) -> bool:
     pairs = len(op.results)
     if len(used) == pairs:
         return False
-    block = _block(op)
-    terminator = _terminator(block)
+    block = region_block(op)
+    terminator = block_terminator(block)
     arguments = list(block.arguments)
     used_ops, used_args = _reducer_dependencies(block, [terminator.operands[i] for i in used])
     if 2 * len(used) != sum(used_args):
@@ -1408,7 +1397,7 @@ def _concat_type(values: list, dimension: int) -> Any:
 
 def sort_drop_unused(op: Any, rewriter: Any, options: Any) -> bool:
     """sort(X, Y) -> sort(X) where Y's result and comparator arguments are unused."""
-    block = _block(op)
+    block = region_block(op)
     arguments = list(block.arguments)
     count = len(op.operands)
     erased = [
@@ -1460,7 +1449,7 @@ def sort_set_dimension(op: Any, rewriter: Any, options: Any) -> bool:
             attributes=attributes,
             regions=1,
         )
-    _block(op).append_to(new.regions[0])
+    region_block(op).append_to(new.regions[0])
     return _replace(op, rewriter, list(new.results))
 
 
@@ -1501,8 +1490,8 @@ def tuple_is_repacking(op: Any, rewriter: Any, options: Any) -> bool:
 
 def while_implicit_capture(op: Any, rewriter: Any, options: Any) -> bool:
     """Loop-invariant while operands become implicit captures of the loop's regions."""
-    condition, body = _block(op, 0), _block(op, 1)
-    terminator = _terminator(body)
+    condition, body = region_block(op, 0), region_block(op, 1)
+    terminator = block_terminator(body)
     operands = list(op.operands)
     body_arguments = list(body.arguments)
     if not any(
