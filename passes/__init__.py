@@ -7,6 +7,7 @@ and a test checks that the modules register exactly these names.
 
 PASS_MODULES: dict[str, str] = {
     "chlo-pre-serialization-pipeline": "chlo_pre_serialization_pipeline",
+    "hlo-test-broadcast": "hlo_test_broadcast",
     "interpreter-instrument-with-probe": "instrument_with_probe",
     "shlo-accumulate-in-f32": "accumulate_in_f32",
     "shlo-annotate-broadcasts": "annotate_broadcasts",
@@ -22,6 +23,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-narrow-sort-indices": "narrow_sort_indices",
     "shlo-op-stats": "op_stats",
     "shlo-own-f64-converts": "own_f64_converts",
+    "shlo-own-sort-operands": "own_sort_operands",
     "shlo-pad-attention-keys": "pad_attention_keys",
     "shlo-patchify-convolutions": "patchify_convolutions",
     "shlo-power-edge-cases": "power_edge_cases",
@@ -31,6 +33,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-split-long-reductions": "split_long_reductions",
     "shlo-strip-data": "strip_data",
     "shlo-torch-nan-order": "torch_nan_order",
+    "shlo-trig-range-reduction": "trig_range_reduction",
     "shlo-verify-flat": "flatten",
     "stablehlo-aggressive-folder": "stablehlo_aggressive_folder",
     "stablehlo-aggressive-simplification": "stablehlo_aggressive_simplification",

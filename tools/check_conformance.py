@@ -34,7 +34,7 @@ TOOLS = ROOT / ".venv" / "bin"
 SLICE = 6  # the e2e slice: every 6th test, about 270 of 1,600 (under 10 minutes on 2 cores)
 OPINFO_SLICE = 30
 # Statuses that are neither a pass nor a failure of shlo's: the suite cannot run the test, or
-# eager / torch.export cannot run the sample, or it is random (checked for dtype and shape).
+# eager / torch.export cannot run the sample, or it is random (checked by distribution).
 NOT_COUNTED = ("unsupported", "skipped", "eager_error", "export_error", "random")
 # Statuses that fail a suite whatever its rate: a check that cannot fail, a wrong number.
 # `known` in the floor file lists the tests (for opinfo: the entries) whose mismatch is known

@@ -4,10 +4,13 @@ Every sample of every op (`op_db`) and module (`module_db`) in the chosen dtypes
 and run, and compared with eager: structure, dtype, shape, values (NaN and infinity positions
 exact, integers exact, tolerances by dtype).  `--special-values` puts NaN, infinities, -0.0,
 the extremes and subnormals into float inputs and the integer extremes into integer ones.
-Samples that eager or torch.export cannot run are counted apart (`eager_error`,
-`export_error`); random ops (eager changes with the seed) are checked for dtype and shape only
-(`random`).  The rate is pass / the rest.  Each (entry, dtype) runs in a worker process, so a
-crash or a timeout loses only that case.
+Eager runs as IREE's CPU runtime does, subnormals flushed to zero.  Indices that differ
+where the values they pick tie (sort, topk, argmax) pass.  Samples that eager or torch.export
+cannot run (a Python error, or the process dying in eager) are counted apart (`eager_error`,
+`export_error`); random ops (eager changes with the seed) are checked for dtype, shape and
+distribution against eager's draws under several seeds (`random`).  The rate is pass / the
+rest.  Each (entry, dtype) runs in a worker process, so a crash or a timeout loses only that
+case.
 
   tools/torch_sweep.py --dtypes float32 --json sweep.json        # every op in float32
   tools/torch_sweep.py --modules --special-values --filter Pool   # pooling modules
@@ -17,6 +20,7 @@ crash or a timeout loses only that case.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import re
@@ -33,12 +37,14 @@ import torch_sweep_cases as cases
 from tqdm import tqdm
 
 from shlo.ir.output import write_file
+from shlo.runtime.isolated import signal_text
 
 NOT_COUNTED = ("eager_error", "export_error", "random")
 
 
 def _work(connection: Connection, target: str, special: bool) -> None:
-    """A worker's loop: (key, dtype, only) in, the verdicts of that case's samples out."""
+    """A worker's loop: (key, dtype, only) in; out, ("eager", sample) as eager starts on a
+    sample, ("shlo", None) as shlo's part starts, and ("done", verdicts) for the case."""
     while True:
         try:
             key, dtype, only = connection.recv()
@@ -48,8 +54,15 @@ def _work(connection: Connection, target: str, special: bool) -> None:
         numbered = [(i, c) for i, c in enumerate(calls) if only is None or i in only]
         if special:
             numbered = [(i, cases.with_special_values(c, i)) for i, c in numbered]
-        verdicts = cases.judge_all([c for _, c in numbered], target)
-        connection.send([{"sample": i, **v} for (i, _), v in zip(numbered, verdicts, strict=True)])
+        starting = functools.partial(_tell, connection, [i for i, _ in numbered])
+        verdicts = cases.judge_all([c for _, c in numbered], target, starting)
+        done = [{"sample": i, **v} for (i, _), v in zip(numbered, verdicts, strict=True)]
+        connection.send(("done", done))
+
+
+def _tell(connection: Connection, numbers: list[int], index: int | None) -> None:
+    """Which part runs now: eager on sample `numbers[index]`, or shlo's (None)."""
+    connection.send(("shlo", None) if index is None else ("eager", numbers[index]))
 
 
 class Worker:
@@ -66,13 +79,20 @@ class Worker:
         self.process.start()
 
     def run(self, key: str, dtype: str, only: list[int] | None, timeout: float) -> list[dict]:
+        """The verdicts, or one for the whole run (no sample): `timeout`, `crash`, or
+        `eager_error` when the process died while eager ran a sample (SIGFPE on an integer
+        division)."""
         self.connection.send((key, dtype, only))
-        status = "timeout"
+        status, phase = "timeout", ("shlo", None)
+        deadline = time.monotonic() + timeout
         try:
-            if self.connection.poll(timeout):
-                return self.connection.recv()
+            while self.connection.poll(max(0.0, deadline - time.monotonic())):
+                phase = self.connection.recv()
+                if phase[0] == "done":
+                    return phase[1]
         except (EOFError, ConnectionError):
             status = "crash"
+            self.process.join(5)  # its own exit status, not the kill below
         if self.process.is_alive():
             self.process.kill()
         elif status == "timeout":
@@ -80,7 +100,10 @@ class Worker:
         self.process.join()
         code = self.process.exitcode
         self._start()
-        return [{"sample": None, "status": status, "detail": f"worker exit code {code}"}]
+        ended = f"exit code {code}" if code is None or code >= 0 else signal_text(-code)
+        if status == "crash" and phase[0] == "eager":
+            status, ended = "eager_error", f"eager on sample {phase[1]}: {ended}"
+        return [{"sample": None, "status": status, "detail": f"worker {ended}"}]
 
 
 def _cases(args: argparse.Namespace) -> list[tuple[str, str]]:

@@ -10,14 +10,16 @@ compiled alone so the failure is pinned to the samples that cause it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch.utils import _pytree as pytree
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from shlo.api import compile_torch
 from shlo.errors import ShloError
@@ -34,6 +36,10 @@ TOLERANCES = {
     torch.float16: (2e-3, 1e-3), torch.bfloat16: (1.6e-2, 1e-2),
 }  # fmt: skip
 SEED = 0
+# Seeds eager draws a sample under: a sample whose draws differ is random, and the compiled
+# value of a random sample must look like one more draw.
+DRAWS = 8
+DRAWS_APART = 1000  # seeds a draw may use up, one per random op it runs
 
 
 @dataclass
@@ -131,7 +137,7 @@ def with_special_values(call: Call, seed: int) -> Call:
     generator = torch.Generator().manual_seed(seed)
     leaves, first = [], True
     for leaf in call.leaves:
-        if isinstance(leaf, torch.Tensor) and leaf.numel():
+        if isinstance(leaf, torch.Tensor) and leaf.layout == torch.strided and leaf.numel():
             specials = _specials(leaf.dtype) if (leaf.is_floating_point() or first) else []
             first = False
             if specials:
@@ -155,9 +161,17 @@ def _specials(dtype: torch.dtype) -> list[Any]:
     return [info.min, info.max, 0, -1 if info.min < 0 else 1]
 
 
-def judge_all(calls: list[Call], target: str) -> list[dict]:
-    """Each sample's verdict; one compile for all of them when it works."""
-    eager = [_eager(call) for call in calls]
+def judge_all(
+    calls: list[Call], target: str, starting: Callable[[int | None], None] = lambda _: None
+) -> list[dict]:
+    """Each sample's verdict; one compile for all of them when it works.  `starting` is told
+    the index of each sample whose eager run starts, and None when shlo's part starts (a
+    process that dies in eager is eager's failure, not shlo's)."""
+    eager = []
+    for index, call in enumerate(calls):
+        starting(index)
+        eager.append(run_eager(call))
+    starting(None)
     runnable = [i for i, e in enumerate(eager) if "status" not in e]
     verdicts: list[dict] = [e if "status" in e else {} for e in eager]
     if not runnable:
@@ -196,46 +210,146 @@ def _device(target: str) -> str | None:
     return "local-sync" if target == "llvm-cpu" else None
 
 
-def _eager(call: Call) -> dict:
-    """Eager's value, or why eager cannot run the sample (counted apart)."""
+@contextlib.contextmanager
+def flushing_subnormals() -> Iterator[None]:
+    """Eager in the floating-point mode every IREE CPU dispatch runs in: subnormal inputs read
+    as zero and subnormal results flushed to zero (IREE's executors set DAZ and FTZ on their
+    threads themselves, and no flag turns it off).  One thread, since the mode is a thread's."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    torch.set_flush_denormal(True)
     try:
-        with torch.no_grad():
-            torch.manual_seed(SEED)
-            value = call([t.clone() for t in call.tensors()])
+        yield
+    finally:
+        torch.set_flush_denormal(False)
+        torch.set_num_threads(threads)
+
+
+def run_eager(call: Call) -> dict:
+    """Eager's value, or why eager cannot run the sample (counted apart); `draws`: its values
+    under `DRAWS` seeds when they differ (a random op), else None."""
+    try:
+        draws = [_draw(call, SEED + n) for n in range(DRAWS)]
     except Exception as error:  # noqa: BLE001 (eager's own refusals of a sample)
         return {"status": "eager_error", "detail": _line(error)}
-    return {"value": value, "random": _is_random(call, value)}
+    random = any(mismatch(draw, draws[0]) is not None for draw in draws[1:])
+    return {"value": draws[0], "draws": draws if random else None, "input": call.tensors()}
 
 
-def _is_random(call: Call, first: Any = None) -> bool:
-    """Whether eager gives another value with another seed (a random op)."""
-    with torch.no_grad():
-        if first is None:
-            torch.manual_seed(SEED)
-            first = call([t.clone() for t in call.tensors()])
-        torch.manual_seed(SEED + 1)
-        again = call([t.clone() for t in call.tensors()])
-    return mismatch(again, first) is not None
+def _draw(call: Call, seed: int) -> Any:
+    with torch.no_grad(), flushing_subnormals(), Reseeding(seed):
+        return call([t.clone() for t in call.tensors()])
+
+
+class Reseeding(TorchDispatchMode):
+    """Seeds the generator afresh before each random op: OpInfo wraps some random ops in a
+    fixed seed of their own (`wrapper_set_seed`), which made every draw alike and the op
+    look deterministic."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed = seed * DRAWS_APART
+
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
+    ) -> Any:
+        if torch.Tag.nondeterministic_seeded in func.tags:
+            self.seed += 1
+            torch.manual_seed(self.seed)
+        return func(*args, **(kwargs or {}))
 
 
 def _compared(actual: Any, eager: dict) -> dict:
-    if eager["random"]:
-        reason = mismatch(actual, eager["value"], values=False)
+    if eager["draws"] is not None:
+        reason = mismatch(actual, eager["value"], values=False) or unlike_draws(
+            actual, eager["draws"]
+        )
         return {"status": "random"} if reason is None else {"status": "mismatch", "detail": reason}
-    reason = mismatch(actual, eager["value"])
+    reason = mismatch(actual, eager["value"], inputs=eager["input"])
     return {"status": "pass"} if reason is None else {"status": "mismatch", "detail": reason}
 
 
-def mismatch(actual: Any, expected: Any, values: bool = True) -> str | None:
-    """Why `actual` differs from `expected` (structure, dtype, shape, values), else None."""
+def mismatch(
+    actual: Any, expected: Any, values: bool = True, inputs: list[torch.Tensor] | None = None
+) -> str | None:
+    """Why `actual` differs from `expected` (structure, dtype, shape, values), else None.  With
+    the sample's `inputs`, an integer output that differs may still be indices that pick equal
+    values of the first input (ties an unstable order breaks another way)."""
     got, got_spec = pytree.tree_flatten(actual)
     want, want_spec = pytree.tree_flatten(expected)
     if got_spec != want_spec:
         return f"structure {got_spec} instead of {want_spec}"
     for index, (a, e) in enumerate(zip(got, want, strict=True)):
         if (reason := _leaf_mismatch(a, e, values)) is not None:
+            if inputs and same_picks(torch.as_tensor(a), e, inputs[0]):
+                continue
             return f"output {index}: {reason}"
     return None
+
+
+def same_picks(actual: torch.Tensor, expected: torch.Tensor, source: torch.Tensor) -> bool:
+    """Whether indices `actual` and `expected` pick the same values of `source` along one of
+    its dimensions, as distinct (per slice) as eager's: sort, topk, argsort, max.dim and the
+    like may order ties either way."""
+    if expected.dtype != torch.int64 or actual.dtype != torch.int64:  # torch's index type
+        return False
+    if source.ndim == 0 or actual.shape != expected.shape or actual.ndim > source.ndim:
+        return False
+    for dim in range(source.ndim):
+        a, e = actual, expected
+        if a.ndim == source.ndim - 1:
+            a, e = a.unsqueeze(dim), e.unsqueeze(dim)
+        if a.ndim != source.ndim or any(
+            n != m for d, (n, m) in enumerate(zip(a.shape, source.shape, strict=True)) if d != dim
+        ):
+            continue
+        size = source.shape[dim]
+        if a.numel() == 0 or a.min() < 0 or a.max() >= size or e.min() < 0 or e.max() >= size:
+            continue
+        picked, wanted = source.gather(dim, a), source.gather(dim, e)
+        if _leaf_mismatch(picked, wanted, values=True) is None and _distinct(a, dim) == _distinct(
+            e, dim
+        ):
+            return True
+    return False
+
+
+def _distinct(indices: torch.Tensor, dim: int) -> bool:
+    """Whether every slice of `indices` along `dim` holds no index twice."""
+    ordered = indices.sort(dim).values
+    return bool((ordered.diff(dim=dim) != 0).all()) if indices.shape[dim] > 1 else True
+
+
+def unlike_draws(actual: Any, draws: list[Any]) -> str | None:
+    """Why `actual` does not look like one more of eager's `draws` of a random sample, else
+    None: per output, the share of zeros, NaNs and each infinity and the mean and spread of the
+    finite values must lie within the draws' range, widened by three of their deviations."""
+    got = pytree.tree_leaves(actual)
+    each = [pytree.tree_leaves(draw) for draw in draws]
+    for index, leaf in enumerate(got):
+        if not isinstance(leaf, torch.Tensor) or leaf.numel() == 0 or leaf.is_complex():
+            continue
+        seen = torch.stack([_statistics(drawn[index]) for drawn in each])
+        low, high = seen.min(0).values, seen.max(0).values
+        slack = 3 * seen.std(0) + 1e-6 * (1 + torch.maximum(low.abs(), high.abs()))
+        value = _statistics(leaf)
+        for name, v, lo, hi, s in zip(STATISTICS, value, low, high, slack, strict=True):
+            if not lo - s <= v <= hi + s:
+                return f"output {index}: {name} {v:.4g} outside eager's {lo:.4g}..{hi:.4g}"
+    return None
+
+
+STATISTICS = ("share of zeros", "share of NaNs", "share of +inf", "share of -inf", "mean", "std")
+
+
+def _statistics(tensor: torch.Tensor) -> torch.Tensor:
+    """`STATISTICS` of one output, in float64."""
+    t = tensor.detach().to(torch.float64).reshape(-1)
+    finite = t[t.isfinite()]
+    spread = finite.std() if finite.numel() > 1 else torch.tensor(0.0, dtype=torch.float64)
+    shares = [(t == 0), t.isnan(), (t == float("inf")), (t == -float("inf"))]
+    mean = finite.mean() if finite.numel() else torch.tensor(0.0, dtype=torch.float64)
+    return torch.stack([*(s.to(torch.float64).mean() for s in shares), mean, spread])
 
 
 def _leaf_mismatch(a: Any, e: Any, values: bool) -> str | None:
@@ -247,8 +361,9 @@ def _leaf_mismatch(a: Any, e: Any, values: bool) -> str | None:
         return f"{a.dtype}{list(a.shape)} instead of {e.dtype}{list(e.shape)}"
     if not values:
         return None
-    if e.is_complex():
-        return _leaf_mismatch(torch.view_as_real(a), torch.view_as_real(e), values=True)
+    if e.is_complex():  # a conjugate view (ihfft's) has no real view of its own
+        got, want = (torch.view_as_real(t.resolve_conj()) for t in (a, e))
+        return _leaf_mismatch(got, want, values=True)
     rtol, atol = TOLERANCES.get(e.dtype, (0.0, 0.0))
     try:
         torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True)

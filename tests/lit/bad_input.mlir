@@ -13,21 +13,24 @@
 // UTF8: non_utf8_error.mlirbc:0:0: error: malformed input: MLIR could not read it, and its message is not text
 // UTF8-NOT: Traceback
 
-// LLVM's spellings: -o=FILE, --switch=true|false.
-// RUN: shlo-opt %s --verify-diagnostics=false --mlir-disable-threading=true -o=%t.mlir && filecheck %s --check-prefix=SPELL < %t.mlir
-// RUN: not shlo-opt %s --verify-diagnostics=perhaps 2>&1 | filecheck %s --check-prefix=SWITCH
+// LLVM's spellings: -o=FILE, --switch=true|TRUE|True|1|false|FALSE|False|0 (parser<bool>),
+// --verify-diagnostics[=all|only-expected] (an enum: not a boolean).
+// RUN: shlo-opt %s --verify-each=0 --mlir-disable-threading=True -o=%t.mlir && filecheck %s --check-prefix=SPELL < %t.mlir
+// RUN: not shlo-opt %s --verify-diagnostics=false 2>&1 | filecheck %s --check-prefix=SWITCH
+// RUN: not shlo-opt %s --mlir-disable-threading=on 2>&1 | filecheck %s --check-prefix=BOOL
 // SPELL: func.func @main
-// SWITCH: shlo-opt: --verify-diagnostics=perhaps: expected true or false
+// SWITCH: shlo-opt: for the --verify-diagnostics option: Cannot find option named 'false'!
+// BOOL: shlo-opt: for the --mlir-disable-threading option: 'on' is invalid value for boolean argument! Try 0 or 1
 
 // An integer option's bad value is one line in LLVM's words, exit 1 (not argparse's usage).
 // RUN: not shlo-opt %s --mlir-elide-elementsattrs-if-larger=abc 2>&1 | filecheck %s --check-prefix=UINT
 // UINT: shlo-opt: for the --mlir-elide-elementsattrs-if-larger option: 'abc' value invalid for uint argument!
 // UINT-NOT: usage
 
-// An empty split marker would drop all input; empty pipeline elements are refused too.
-// RUN: not shlo-opt %s --split-input-file= 2>&1 | filecheck %s --check-prefix=MARKER
+// An empty split marker is the default one, as in mlir-opt; empty pipeline elements are refused.
+// RUN: shlo-opt %s --split-input-file= | filecheck %s --check-prefix=MARKER
 // RUN: not shlo-opt %s --pass-pipeline='builtin.module(,,)' 2>&1 | filecheck %s --check-prefix=EMPTY
-// MARKER: shlo-opt: --split-input-file=: the marker is empty (omit '=' for '// -----')
+// MARKER: func.func @main
 // EMPTY: shlo-opt: empty pipeline element in ',,'
 
 // A closed pipe (`| head`) ends quietly.

@@ -1,5 +1,6 @@
 // RUN: shlo-opt %s --split-input-file | filecheck %s
 // RUN: shlo-opt %s -split-input-file -canonicalize | filecheck %s
+// RUN: shlo-opt %s --split-input-file= | filecheck %s
 // RUN: shlo-opt %s --split-input-file --output-split-marker='// =====' | filecheck %s --check-prefix=MARKER
 // RUN: shlo-opt %s --split-input-file='// ~~~~~' | filecheck %s --check-prefix=OTHER
 // RUN: not shlo-opt %s --split-input-file --emit-bytecode 2>&1 | filecheck %s --check-prefix=BYTECODE

@@ -1,5 +1,14 @@
 // Mismatches are reported as the C++ verifier reports them, and the run fails.
 // RUN: not shlo-opt %s --split-input-file --verify-diagnostics 2>&1 | filecheck %s
+// RUN: not shlo-opt %s --split-input-file --verify-diagnostics=all 2>&1 | filecheck %s
+// RUN: not shlo-opt %s -split-input-file -verify-diagnostics= 2>&1 | filecheck %s
+
+// With =only-expected, a diagnostic no comment expects is no error; expected ones must appear.
+// RUN: not shlo-opt %s --split-input-file --verify-diagnostics=only-expected 2>&1 | filecheck %s --check-prefix=ONLY
+// ONLY-NOT: unexpected error
+// ONLY: error: expected error "this is not the message" was not produced
+// ONLY-NOT: unexpected error
+// ONLY: error: expected remark "never emitted" was not produced
 
 // Unexpected diagnostics are reported as they come, expected ones never seen at the end.
 // CHECK: verify_diagnostics_mismatch.mlir:[[# @LINE + 6]]:8: error: unexpected error: number of output elements (3) doesn't match expected number of elements (2)

@@ -157,3 +157,36 @@ def test_output_to_a_device_is_written_not_replaced(nested_file: Path) -> None:
 
     assert main([str(nested_file), "--inline", "-o", os.devnull]) == 0
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)  # still the device, not a file
+
+
+# MlirOptMain's option spellings: the wheel's torch-mlir-opt is built on the same MlirOptMain, so
+# it is the oracle for which spellings LLVM's parser accepts.
+_SPELLINGS = [
+    ["--verify-diagnostics"],
+    ["-verify-diagnostics="],
+    ["--verify-diagnostics=all"],
+    ["--verify-diagnostics=only-expected"],
+    ["--verify-diagnostics=true"],
+    ["--split-input-file"],
+    ["--split-input-file="],
+    ["-split-input-file=true"],
+    ["--verify-each=0"],
+    ["--verify-each=False"],
+    ["--verify-each=off"],
+    ["--mlir-disable-threading=TRUE"],
+    ["--mlir-disable-threading=yes"],
+    ["--mlir-elide-elementsattrs-if-larger=-1"],
+    ["--canonicalize=max-iterations=2 top-down=false"],
+]
+
+
+@pytest.mark.parametrize("flags", _SPELLINGS, ids=" ".join)
+def test_option_spellings_are_accepted_as_mlir_opt_accepts_them(
+    flags: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "m.mlir"
+    source.write_text("func.func @f() {\n  return\n}\n")
+    native = Path(sys.executable).with_name("torch-mlir-opt")
+    oracle = subprocess.run([str(native), str(source), *flags], capture_output=True, text=True)
+    accepted = oracle.returncode == 0 and "option" not in oracle.stderr
+    assert (main([str(source), *flags]) == 0) == accepted, oracle.stderr

@@ -21,12 +21,14 @@ from shlo.pipeline.run import run_pipeline
 IREE_PREPARE = (
     "shlo-empty-contractions",
     "shlo-narrow-sort-indices",
+    "shlo-own-sort-operands",
     "shlo-channels-last",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",
     "shlo-hashed-rng",
     "shlo-atan2-edge-cases",
     "shlo-power-edge-cases",
+    "shlo-trig-range-reduction{types=f16,bf16,f32}",
     "shlo-shield-returned-arguments",
 )
 DYNAMIC_SHAPES = (
@@ -39,7 +41,7 @@ DYNAMIC_SHAPES = (
 # variance of 8M values near 100 come out 0.1995 instead of 0.0833.  From this many summed
 # elements, f64 is kept.
 LONG_SUM = 2**16
-LLVM_CPU_ONLY = ("shlo-pad-attention-keys",)
+LLVM_CPU_ONLY = ("shlo-pad-attention-keys", "shlo-trig-range-reduction{types=f64}")
 VULKAN_ONLY = (
     "shlo-split-grouped-convolutions",
     "shlo-inline-resources{element-types=i64}",
@@ -55,7 +57,8 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
 
     f64 is kept when the public functions take or return it, or when the program sums many
     elements in f64; math functions the target lacks in f64 then run in f32, with a
-    warning.  On llvm-cpu, attention's keys are padded to a multiple of 16.  On Vulkan,
+    warning.  On llvm-cpu, attention's keys are padded to a multiple of 16, and f64 sine,
+    cosine and tan have their arguments reduced exactly as the other float types do.  On Vulkan,
     grouped convolutions are split into one per group, i64 constants are taken out of
     resource blobs, long reductions are split, and reductions of rows longer than Vulkan
     computes right are refused."""

@@ -34,7 +34,10 @@ class PrintOptions:
 
     generic: bool = False
     debug_info: bool = False
+    pretty_debug_info: bool = False
     local_scope: bool = False
+    name_loc_prefix: bool = False
+    skip_regions: bool = False
     elide_elements_above: int | None = None
     elide_resources_above: int | None = None  # bytes of a resource blob
     bytecode: bool = False
@@ -83,7 +86,10 @@ class IRModule:
             binary=True,
             print_generic_op_form=options.generic,
             enable_debug_info=options.debug_info,
+            pretty_debug_info=options.pretty_debug_info,
             use_local_scope=options.local_scope,
+            use_name_loc_as_prefix=options.name_loc_prefix,
+            skip_regions=options.skip_regions,
             large_elements_limit=options.elide_elements_above,
             large_resource_limit=options.elide_resources_above,
             assume_verified=True,

@@ -86,15 +86,23 @@ def parse_expected(source: Source, problems: list[Diagnostic] | None = None) -> 
     return expected
 
 
-def verify(source: Source, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """The errors `--verify-diagnostics` reports for this buffer; empty when all is as expected."""
+# `--verify-diagnostics[=LEVEL]`: MLIR's enum option; the bare flag and `=` mean `all`.
+DIAGNOSTIC_LEVELS = {"": "all", "all": "all", "only-expected": "only-expected"}
+
+
+def verify(
+    source: Source, diagnostics: list[Diagnostic], only_expected: bool = False
+) -> list[Diagnostic]:
+    """The errors `--verify-diagnostics` reports for this buffer; empty when all is as expected.
+    `only_expected` (`--verify-diagnostics=only-expected`): a diagnostic no comment expects is
+    no error, and neither is one of another severity; every expected one must still appear."""
     problems: list[Diagnostic] = []
     expected = parse_expected(source, problems)
     for diag in (d for top in diagnostics for d in top.flattened()):
         if diag.severity == "note" and diag.message.startswith(_PRINTED_OP_NOTE):
             continue
         problem = _match(diag, source.name, expected)
-        if problem:
+        if problem and not only_expected:
             problems.append(problem)
     for item in expected:
         if not item.matched:

@@ -80,6 +80,7 @@ _VALUED: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
         {"help": "textual pipeline, e.g. 'builtin.module(inline, canonicalize)'"},
     ),
     (("--input-split-marker",), {}),  # set by --split-input-file=MARKER
+    (("--verify-diagnostics-level",), {"default": "all"}),  # set by --verify-diagnostics=LEVEL
     (("--output-split-marker",), {"help": "marker between outputs"}),
     (
         ("--mlir-elide-elementsattrs-if-larger",),
@@ -130,7 +131,9 @@ _OPTIONS = {
     *(flag for flag, _ in _SWITCHES),
     *("--no-" + flag[2:] for flag in _ON_BY_DEFAULT),
 }
-_TRUE, _FALSE = {"true", "1", "on", "yes"}, {"false", "0", "off", "no"}
+# LLVM's parser<bool> spellings; anything else is an error.
+_TRUE, _FALSE = {"true", "TRUE", "True", "1"}, {"false", "FALSE", "False", "0"}
+
 _SWITCHES_BY_NAME = {flag for flag, _ in _SWITCHES}
 
 
@@ -160,9 +163,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def diagnostic_level(flag: str, value: str) -> str:
+    """The level `--verify-diagnostics=VALUE` asks for, in LLVM's words when it names none."""
+    from shlo.ir.verify_diagnostics import DIAGNOSTIC_LEVELS
+
+    if value not in DIAGNOSTIC_LEVELS:
+        raise UsageError(f"for the {flag} option: Cannot find option named '{value}'!")
+    return DIAGNOSTIC_LEVELS[value]
+
+
 def normalize_argv(argv: Sequence[str]) -> list[str]:
     """LLVM's spellings for argparse: `-flag` as `--flag`, `-o=FILE`, `--switch=true|false`,
-    `--split-input-file=MARKER`."""
+    `--split-input-file[=MARKER]` (a string option: any value is the marker, none the default)
+    and `--verify-diagnostics[=all|only-expected]` (an enum option)."""
     normalized = []
     for arg in argv:
         if arg.startswith("-") and not arg.startswith("--") and len(arg) > 2:
@@ -170,14 +183,17 @@ def normalize_argv(argv: Sequence[str]) -> list[str]:
         flag, has_value, value = arg.partition("=")
         if flag == "-o" and has_value:
             normalized += ["-o", value]
-        elif flag == "--split-input-file" and has_value and not value:
-            raise UsageError("--split-input-file=: the marker is empty (omit '=' for '// -----')")
-        elif flag == "--split-input-file" and has_value and value.lower() not in _TRUE | _FALSE:
-            normalized += [flag, f"--input-split-marker={value}"]
+        elif flag == "--split-input-file" and has_value:
+            normalized += [flag, f"--input-split-marker={value}"] if value else [flag]
+        elif flag == "--verify-diagnostics" and has_value:
+            normalized += [flag, f"--verify-diagnostics-level={diagnostic_level(flag, value)}"]
         elif flag in _SWITCHES_BY_NAME and has_value:
-            if value.lower() not in _TRUE | _FALSE:
-                raise UsageError(f"{flag}={value}: expected true or false")
-            on = value.lower() in _TRUE
+            if value not in _TRUE | _FALSE:
+                raise UsageError(
+                    f"for the {flag} option: '{value}' is invalid value for boolean argument! "
+                    "Try 0 or 1"
+                )
+            on = value in _TRUE
             normalized += [flag] if on else ["--no-" + flag[2:]] if flag in _ON_BY_DEFAULT else []
         else:
             normalized.append(arg)

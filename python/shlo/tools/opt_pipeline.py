@@ -36,6 +36,7 @@ class OptPipeline:
     segments: list[Segment]
     run_options: RunOptions
     verify_diagnostics: bool
+    only_expected: bool  # --verify-diagnostics=only-expected: unexpected diagnostics pass
     crash_reproducer: str | None = None  # where a failure's reproducer goes (else the cache's)
     reproducer: bool = True  # write one when a pass fails (never for a pass that only checks)
     unused_contexts: Contexts | None = None  # the planner's, still fresh: the first buffer's
@@ -88,6 +89,7 @@ class OptPipeline:
             segments,
             run_options,
             args.verify_diagnostics,
+            args.verify_diagnostics_level == "only-expected",
             args.mlir_pass_pipeline_crash_reproducer,
             not args.no_reproducer,
             contexts,
@@ -128,7 +130,7 @@ class OptPipeline:
         if self.verify_diagnostics:
             from shlo.ir.verify_diagnostics import verify
 
-            diagnostics = verify(chunk, diagnostics)
+            diagnostics = verify(chunk, diagnostics, self.only_expected)
         if diagnostics:
             sources = {} if whole.is_bytecode else {whole.name: whole.text}
             sys.stderr.write(format_all(diagnostics, sources))

@@ -36,9 +36,9 @@ def _load(source: Source) -> tuple[Any, list[Diagnostic]]:
 
     Check ops are rewritten to generic form and parsed as unregistered operations.
     """
-    from shlo.ir.check_dialect import to_generic
+    from shlo.ir.check_dialect import has_check_ops, to_generic
     from shlo.ir.diagnostics import DiagnosticSink
-    from shlo.ir.module import diagnosed
+    from shlo.ir.module import diagnosed, parse_source
     from shlo.ir.stablehlo import WORLD, deserialize, ir
     from shlo.ir.worlds import ContextPolicy
 
@@ -52,7 +52,11 @@ def _load(source: Source) -> tuple[Any, list[Diagnostic]]:
                 return None
         if source.is_bytecode:
             return ir.Module.parse(source.data, context)
-        return ir.Module.parse(to_generic(source.padded_text()), context)
+        # Locations name the input file, as upstream's; check ops parse in generic form.
+        text = source
+        if has_check_ops(source.text):
+            text = Source(source.name, to_generic(source.text).encode(), source.first_line)
+        return parse_source(WORLD, context, text).operation
 
     with DiagnosticSink().attached(context) as sink:
         module, diagnostics = diagnosed(parse)
@@ -90,41 +94,82 @@ def _load_checked(source: Source, verify_diagnostics: bool) -> tuple[Any, list[D
     raise ParseError(reasons.strip())
 
 
+_ARGS_USAGE = "i.e. --args=[dense<1> : tensor<2xi32>, ...]"
+
+
 def parse_args_list(text: str, context: Any) -> list[Any]:
-    """`--args=[dense<...> : tensor<...>, ...]` as attributes."""
+    """`--args=[dense<...> : tensor<...>, ...]` as attributes, with upstream's rules and words
+    (StablehloTranslateMain.cpp): empty is no arguments; else one array attribute whose elements
+    are each a dense elements attribute."""
     from shlo.ir.stablehlo import ir
 
+    if not text:
+        return []
     body = text.strip()
-    if not (body.startswith("[") and body.endswith("]")):
-        raise TranslateError("--args must be a list: [dense<...> : tensor<...>, ...]")
+    items = split_top_level(body[1:-1]) if body.startswith("[") and body.endswith("]") else None
     attributes = []
-    for index, item in enumerate(split_top_level(body[1:-1])):
+    for index, item in enumerate(items or []):
         try:
-            attributes.append(ir.Attribute.parse(item, context))
+            attribute = ir.Attribute.parse(item, context)
         except ir.MLIRError:
-            raise TranslateError(f"--args: argument {index} '{item}' is not an attribute") from None
+            items = None
+            break
         except TypeError:  # the bindings hand over no complex elements attributes
             raise TranslateError(
                 f"--args: argument {index}: complex arguments cannot be handed to the interpreter "
                 "binding; pass their real and imaginary parts and build them with stablehlo.complex"
             ) from None
+        if not isinstance(attribute, ir.DenseElementsAttr):
+            raise TranslateError(
+                f"expected dense elements attribute for args elements, {_ARGS_USAGE}"
+            )
+        attributes.append(attribute)
+    if items is None:
+        raise TranslateError(f"expectected array attribute string for args, {_ARGS_USAGE}")
     return attributes
 
 
-def _check_arguments(module: Any, entry: str, arguments: list[Any]) -> None:
-    """The --args must match the entry function's parameters in number and type."""
+def _refine_error(module: Any, function: Any, arguments: list[Any]) -> bool:
+    """Api.cpp's removeDynamism: an entry function with a dynamic parameter is refined to the
+    --args' types (StableHLO's remove-dynamism pipeline) before its signature is checked; True
+    when that fails."""
+    from shlo.ir.stablehlo import ir, passmanager
+
+    inputs = ir.TypeAttr(function.attributes["function_type"]).value.inputs
+    if all(not isinstance(t, ir.ShapedType) or t.has_static_shape for t in inputs):
+        return False
+    types = ",".join(str(a.type) for a in arguments)
+    pipeline = (
+        f"builtin.module(stablehlo-refine-arguments{{types={types}}}, stablehlo-refine-shapes, "
+        "func.func(stablehlo-canonicalize-dynamism))"
+    )
+    try:
+        passmanager.PassManager.parse(pipeline, module.context).run(module.operation)
+    except ir.MLIRError:
+        return True
+    return False
+
+
+def _signature_error(module: Any, entry: str, arguments: list[Any]) -> str | None:
+    """Api.cpp's validateEntrySignature: the --args must match the entry function's parameters
+    in number and type; its message when they do not."""
     from shlo.ir.edit import functions
     from shlo.ir.stablehlo import ir
 
     signature = ir.TypeAttr(functions(module)[entry].attributes["function_type"]).value
     inputs = list(signature.inputs)
     if len(arguments) != len(inputs):
-        raise TranslateError(
-            f"@{entry} takes {len(inputs)} arguments, --args gave {len(arguments)}"
+        return (
+            f"incorrect number of arguments specified, provided {len(arguments)} inputs but "
+            f"function expected {len(inputs)}"
         )
     for index, (argument, expected) in enumerate(zip(arguments, inputs, strict=True)):
         if str(argument.type) != str(expected):
-            raise TranslateError(f"argument {index}: expected {expected}, got {argument.type}")
+            return (
+                f"invalid input argument type at index {index}, input type was {argument.type} "
+                f"but entry function expected {expected}"
+            )
+    return None
 
 
 def interpret(
@@ -137,6 +182,18 @@ def interpret(
     from shlo.ir.diagnostics import line_column
     from shlo.ir.edit import functions
 
+    by_name = functions(module)
+    if not by_name:  # upstream's evalModule: nothing to run, nothing printed, success
+        return [], []
+    if "main" not in by_name and len(by_name) != 1:  # Api.cpp's getMainFunction
+        line, column = line_column(module.operation.location)
+        message = "module must have entry func with name main"
+        return [], [Diagnostic("error", message, name, line, column)]
+    entry = "main" if "main" in by_name else next(iter(by_name))
+    if _refine_error(module, by_name[entry], arguments):
+        line, column = line_column(by_name[entry].location)
+        message = f"Failed to refine dynamic shape in function: {entry}"
+        return [], [Diagnostic("error", message, name, line, column)]
     try:
         program = prepare(module)
     except InterpreterError as error:
@@ -144,7 +201,10 @@ def interpret(
             raise TranslateError(str(error)) from None
         line, column = line_column(error.location)
         return [], [Diagnostic("error", str(error), name, line, column)]
-    _check_arguments(module, program.entry, arguments)
+    mismatch = _signature_error(module, program.entry, arguments)
+    if mismatch is not None:  # at the entry function, as upstream emits it
+        line, column = line_column(functions(module)[program.entry].location)
+        return [], [Diagnostic("error", mismatch, name, line, column)]
     (outcome,) = run_programs([program], [str(a) for a in arguments], probe_dir, timeout)
     errors = []
     if outcome.error is not None:
@@ -172,6 +232,7 @@ class _Parser(argparse.ArgumentParser):
     every long option is also spelled with one dash (`-interpret`), as LLVM accepts."""
 
     def error(self, message: str) -> NoReturn:
+        message = message.partition(": ")[2] if " option: '" in message else message
         unknown = message.removeprefix("unrecognized arguments: ")
         if unknown != message:
             message = f"Unknown command line argument '{unknown.split()[0]}'.  Try: '{PROG} --help'"
@@ -196,6 +257,80 @@ def _seconds(text: str) -> float:
     return value
 
 
+# mlir-translate's printing switches that apply to what shlo-translate prints (IR).
+_PRINT_SWITCHES = (
+    ("--mlir-print-debuginfo", "print locations"),
+    ("--mlir-pretty-debuginfo", "print locations in a pretty form"),
+    ("--mlir-print-op-generic", "print the generic op form"),
+    ("--mlir-print-local-scope", "print with local scope"),
+    ("--mlir-use-nameloc-as-prefix", "name SSA values after their NameLocs"),
+    ("--mlir-print-assume-verified", "print without verifying first"),
+    ("--mlir-print-skip-regions", "print ops without their regions"),
+)
+
+
+def _uint(flag: str) -> Any:
+    """An argparse type for an LLVM uint option, in LLVM's words when the value is not one."""
+
+    def parse(text: str) -> int:
+        if not text.isdigit():
+            raise argparse.ArgumentTypeError(
+                f"for the {flag} option: '{text}' value invalid for uint argument!"
+            )
+        return int(text)
+
+    return parse
+
+
+def _artifact_version(data: bytes) -> str | None:
+    """The StableHLO version in a portable artifact's producer string (`MLïRStableHLO_vX.Y.Z`),
+    read as upstream's getPortableArtifactVersion reads it; None when there is none."""
+    import re
+
+    header = data.split(b"\0", 1)[0]
+    if len(data) < 19 or not header.startswith(b"ML\xefR") or b"\0" not in data:
+        return None
+    found = re.search(rb"StableHLO_v(\d+)\.(\d+)\.(\d+)$", header)
+    return ".".join(part.decode() for part in found.groups()) if found else None
+
+
+def _printing(args: argparse.Namespace) -> Any:
+    """mlir-translate's printing flags as the options IR is printed with (IR is never printed
+    unverified, so `--mlir-print-assume-verified` changes nothing)."""
+    from shlo.ir.module import PrintOptions
+
+    return PrintOptions(
+        generic=args.mlir_print_op_generic,
+        debug_info=args.mlir_print_debuginfo,  # pretty alone prints none, as in MLIR
+        pretty_debug_info=args.mlir_pretty_debuginfo,
+        local_scope=args.mlir_print_local_scope,
+        name_loc_prefix=args.mlir_use_nameloc_as_prefix,
+        skip_regions=args.mlir_print_skip_regions,
+        elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
+        elide_resources_above=args.mlir_elide_resource_strings_if_larger,
+    )
+
+
+def normalize_argv(words: list[str]) -> list[str]:
+    """`--verify-diagnostics=LEVEL` (an enum option in mlir-translate) and
+    `--split-input-file=MARKER` (a string option whose bare form is the default marker) as
+    argparse flags."""
+    from shlo.tools.opt_main import diagnostic_level
+
+    normalized = []
+    for word in words:
+        flag, has_value, value = word.partition("=")
+        if has_value and flag in ("--verify-diagnostics", "-verify-diagnostics"):
+            level = diagnostic_level("--verify-diagnostics", value)
+            normalized += ["--verify-diagnostics", f"--verify-diagnostics-level={level}"]
+        elif has_value and flag in ("--split-input-file", "-split-input-file"):
+            marker = [f"--input-split-marker={value}"] if value else []
+            normalized += ["--split-input-file", *marker]
+        else:
+            normalized.append(word)
+    return normalized
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("input", nargs="?", default="-")
@@ -204,8 +339,36 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--interpret", action="store_true", help="run @main in the interpreter")
     mode.add_argument("--serialize", action="store_true", help="write a portable artifact")
     mode.add_argument("--deserialize", action="store_true", help="read a portable artifact")
-    mode.add_argument("--print-stablehlo-version", action="store_true")
-    parser.add_argument("--args", default="[]", help="arguments of @main for --interpret")
+    parser.add_argument(
+        "--print-stablehlo-version",
+        action="store_true",
+        help="with --deserialize: print the artifact's version first; alone: this build's",
+    )
+    parser.add_argument(
+        "--allow-unregistered-dialect",
+        action="store_true",
+        help="accepted for mlir-translate's RUN lines; unregistered ops always parse",
+    )
+    parser.add_argument(
+        "--mlir-disable-threading",
+        action="store_true",
+        help="accepted as mlir-translate takes it; what is printed does not change",
+    )
+    for flag, text in _PRINT_SWITCHES:
+        parser.add_argument(flag, action="store_true", help=text)
+    parser.add_argument(
+        "--mlir-elide-elementsattrs-if-larger",
+        type=_uint("--mlir-elide-elementsattrs-if-larger"),
+        metavar="N",
+        help="elide constants with more than N elements in printed IR",
+    )
+    parser.add_argument(
+        "--mlir-elide-resource-strings-if-larger",
+        type=_uint("--mlir-elide-resource-strings-if-larger"),
+        metavar="N",
+        help="elide resource blobs longer than N characters in printed IR",
+    )
+    parser.add_argument("--args", default="", help="arguments of @main for --interpret")
     parser.add_argument(
         "--interpreter-print-dense",
         action="store_true",
@@ -229,12 +392,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--verify-diagnostics",
         action="store_true",
-        help="check MLIR's diagnostics against expected-* comments in the input",
+        help="check MLIR's diagnostics against expected-* comments (=all or =only-expected)",
     )
+    parser.add_argument("--verify-diagnostics-level", default="all", help=argparse.SUPPRESS)
     parser.add_argument(
         "--split-input-file",
         action="store_true",
-        help="with --interpret: run each '// -----' chunk on its own",
+        help="translate each '// -----' chunk on its own (=MARKER for another marker)",
+    )
+    parser.add_argument("--input-split-marker", default="// -----", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--output-split-marker",
+        default="",
+        help="with --split-input-file: a line between the chunks' outputs (default: empty)",
     )
     return parser
 
@@ -246,7 +416,7 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source, output: B
     try:
         module, diagnostics = _load_checked(chunk, args.verify_diagnostics)
         if module is None:  # under --verify-diagnostics, which judges why
-            return _verified(chunk, diagnostics)
+            return _verified(chunk, diagnostics, _only_expected(args))
         arguments = parse_args_list(args.args, module.context)
         printed, errors = interpret(
             module, arguments, chunk.name, args.probe_output_dir, args.timeout
@@ -258,19 +428,23 @@ def _interpret(chunk: Source, args: argparse.Namespace, whole: Source, output: B
     output.write("".join(text + "\n" for text in shown).encode())
     output.flush()
     if args.verify_diagnostics:
-        return _verified(chunk, diagnostics + errors)
+        return _verified(chunk, diagnostics + errors, _only_expected(args))
     sys.stderr.write(format_all(errors, {whole.name: whole.text} if errors else {}))
     return not errors
 
 
-def _verified(source: Source, diagnostics: list[Diagnostic]) -> bool:
+def _verified(source: Source, diagnostics: list[Diagnostic], only_expected: bool) -> bool:
     """--verify-diagnostics: report what differs from the input's expected-* comments."""
     from shlo.ir.module import UNNAMED, report
     from shlo.ir.verify_diagnostics import verify
 
-    problems = verify(source, [d.renamed(UNNAMED, source.name) for d in diagnostics])
+    problems = verify(source, [d.renamed(UNNAMED, source.name) for d in diagnostics], only_expected)
     sys.stderr.write(report(problems, source))
     return not problems
+
+
+def _only_expected(args: argparse.Namespace) -> bool:
+    return bool(args.verify_diagnostics_level == "only-expected")
 
 
 def _run(args: argparse.Namespace, argv: list[str], isolate: bool) -> int:
@@ -279,23 +453,33 @@ def _run(args: argparse.Namespace, argv: list[str], isolate: bool) -> int:
     from shlo.ir.stablehlo import stablehlo_version
     from shlo.tools.native_guard import run_guarded
 
-    if args.print_stablehlo_version:
+    if args.print_stablehlo_version and not (args.interpret or args.serialize or args.deserialize):
         print(f"Current version: {stablehlo_version()}")
         return 0
     source = read_source(args.input)
+    if args.deserialize and args.print_stablehlo_version:  # on stdout, as upstream (not to -o)
+        version = _artifact_version(source.data)
+        print(
+            "// Failed parsing StableHLO version from portable artifact"
+            if version is None
+            else f"// Reading portable artifact with StableHLO version: {version}",
+            flush=True,
+        )
     if source.is_bytecode:
         from shlo.ir.bytecode_guard import check_bytecode
 
         check_bytecode(source.data, source.name)
-    split = args.interpret and args.split_input_file
-    chunks = split_source(source, "// -----") if split else [source]
+    split = args.split_input_file and not source.is_bytecode
+    chunks = split_source(source, args.input_split_marker) if split else [source]
+    separator = (args.output_split_marker + "\n").encode()  # as MLIR's splitAndProcessBuffer
     with AtomicOutput(args.output) as out:
 
         def step(index: int) -> bool:
+            out.stream.write(separator if index else b"")
             if args.interpret:
                 done = _interpret(chunks[index], args, source, out.stream)
             else:
-                done = _translate(source, args, out.stream)
+                done = _translate(chunks[index], args, out.stream)
             out.stream.flush()  # the child leaves by os._exit, which flushes nothing
             return done
 
@@ -307,25 +491,24 @@ def _run(args: argparse.Namespace, argv: list[str], isolate: bool) -> int:
 
 def _translate(source: Source, args: argparse.Namespace, output: BinaryIO) -> bool:
     """Serialize, deserialize or print `source`; False when it does not load or verify."""
-    from shlo.ir.check_dialect import to_custom
     from shlo.ir.module import IRModule
     from shlo.ir.portable import serialize
     from shlo.ir.stablehlo import WORLD, passmanager
 
     module, diagnostics = _load_checked(source, args.verify_diagnostics)
     if args.verify_diagnostics:
-        verified = _verified(source, diagnostics)
+        verified = _verified(source, diagnostics, _only_expected(args))
         if module is None or not verified:
             return verified
     if args.strip_debuginfo:
         passmanager.PassManager.parse("builtin.module(strip-debuginfo)", module.context).run(
             module.operation
         )
+    ir_module = IRModule(WORLD, module.context, module.operation)
     if args.serialize:
-        ir_module = IRModule(WORLD, module.context, module.operation)
         output.write(serialize(ir_module, args.target, args.allow_other_dialects, source.name))
     else:
-        output.write(to_custom(str(module)).encode() + b"\n")
+        ir_module.write(output, _printing(args))
     return True
 
 
@@ -336,7 +519,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from shlo.tools.reporting import run_reporting
 
     words = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(words)
+    try:
+        normalized = normalize_argv(words)
+    except ShloError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 1
+    args = build_parser().parse_args(normalized)
     return run_reporting(PROG, lambda: _run(args, words, isolate=argv is None))
 
 

@@ -100,8 +100,9 @@ func.func @batch_norm() {
 
 // -----
 
-// Upstream runs the only function, else @main: with neither, nothing silently passes.
-// CHECK: shlo-translate: no function @main to run; functions: @first, @second
+// Upstream runs the only function, else @main: with neither, nothing silently passes (Api.cpp's
+// getMainFunction, at the module).
+// CHECK: checks_fail.mlir:{{[0-9]+}}:{{[0-9]+}}: error: module must have entry func with name main
 func.func @first() {
   func.return
 }

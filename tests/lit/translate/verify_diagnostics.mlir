@@ -17,7 +17,7 @@
 func.func @wrong_sum() {
   %0 = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>
   %1 = stablehlo.add %0, %0 : tensor<3xi32>
-  // expected-error @+1 {{check.expect_eq_const failed in @wrong_sum}}
+  // expected-error @+1 {{check.expect_eq_const failed in @wrong_sum: Element values don't match: 6 (actual) vs 7 (expected) at index [2]; 1 of 3 elements differ}}
   check.expect_eq_const %1, dense<[2, 4, 7]> : tensor<3xi32>
   func.return
 }

@@ -1,0 +1,77 @@
+"""The OpInfo sweep's judge (`tools/torch_sweep.py`): eager in IREE's floating-point mode, tied
+indices, random ops by distribution, eager's own deaths, and samples the checker must not
+crash on."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import torch
+from torch.utils import _pytree as pytree
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+
+import torch_sweep  # noqa: E402
+import torch_sweep_cases as cases  # noqa: E402
+
+
+def _call(fn: object, *args: object) -> cases.Call:
+    leaves, spec = pytree.tree_flatten((args, {}))
+    return cases.Call(fn, leaves, spec)
+
+
+def test_a_subnormal_reads_as_zero_in_eager_as_in_iree() -> None:
+    """A subnormal times the largest float: IREE's CPU executors flush subnormals (no flag
+    turns it off), so eager is judged in that mode; 1.0 here was counted a mismatch."""
+    tiny = torch.finfo(torch.float32).smallest_normal / 4
+    a = torch.tensor([[[tiny], [2.0]]])
+    b = torch.tensor([[[-torch.finfo(torch.float32).max, float("inf"), 3.0]]])
+    (verdict,) = cases.judge_all([_call(torch.bmm, a, b)], "llvm-cpu")
+    assert verdict == {"status": "pass"}
+
+
+def test_indices_of_tied_values_may_differ_and_wrong_ones_may_not() -> None:
+    source = torch.tensor([[1.0, 3.0, 1.0, float("nan"), 3.0]])
+    expected = torch.sort(source, stable=True).indices  # [0, 2, 1, 4, 3]
+    ties_swapped = torch.tensor([[2, 0, 4, 1, 3]])
+    other_values = torch.tensor([[0, 1, 2, 4, 3]])
+    repeated = torch.tensor([[0, 0, 1, 4, 3]])
+    assert cases.mismatch(ties_swapped, expected, inputs=[source]) is None
+    assert cases.mismatch(other_values, expected, inputs=[source]) is not None
+    assert cases.mismatch(repeated, expected, inputs=[source]) is not None
+    top = torch.tensor([[3.0, 3.0, 1.0]]).argmax(dim=1)
+    assert cases.mismatch(torch.tensor([1]), top, inputs=[torch.tensor([[3.0, 3.0, 1.0]])]) is None
+
+
+def test_a_random_op_is_judged_by_distribution() -> None:
+    """dropout2d as OpInfo calls it (under a fixed seed of its own): random, and a result that
+    drops nothing is not one eager could draw."""
+    (call,) = cases.samples("op:nn.functional.dropout2d", torch.float32)[2:3]
+    eager = cases.run_eager(call)
+    assert eager["draws"] is not None
+    assert cases.unlike_draws(eager["draws"][-1], eager["draws"][:-1]) is None
+    inputs = call.tensors()[0]
+    assert cases.unlike_draws(inputs, eager["draws"]) is not None
+    (verdict,) = cases.judge_all([call], "llvm-cpu")
+    assert verdict == {"status": "random"}
+
+
+def test_samples_the_checker_once_died_on_are_judged() -> None:
+    """A sparse input (no special values put in) and a conjugate view among the outputs."""
+    (sparse,) = cases.samples("op:sparse.sampled_addmm", torch.float32)[6:7]
+    assert cases.with_special_values(sparse, 6).leaves == sparse.leaves
+    conjugate = torch.rand(3, dtype=torch.complex64).conj()  # a view, as ihfft2 returned
+    assert conjugate.is_conj()
+    assert cases.mismatch(conjugate, conjugate.resolve_conj()) is None
+
+
+def test_eager_dying_on_a_signal_is_eager_error() -> None:
+    """int64's minimum divided by -1, rounding toward zero: eager itself dies with SIGFPE."""
+    worker = torch_sweep.Worker("llvm-cpu", special=True)
+    try:
+        (verdict,) = worker.run("op:div.trunc_rounding", "int64", [4], timeout=300)
+    finally:
+        worker.process.kill()
+    assert verdict["status"] == "eager_error", verdict
+    assert "SIGFPE" in verdict["detail"]
