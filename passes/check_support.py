@@ -6,8 +6,9 @@ all of them at once, each at its location, with a count per kind, and fails when
   (shlo.backend.legality), so the answer is the pinned compiler's own.
 - `interpreter`: ops the reference interpreter cannot evaluate (shlo.interpreter.unsupported, each
   entry run in the lit tests), collectives outside `interpreter.run_parallel`, complex results.
-- `luminal`: the rules of Luminal's HLO importer (shared/luminal-hlo-support.md): one function
-  and no calls, a fixed op list, splat literals only, add/or/max reduce bodies, NCHW convolutions.
+- `luminal`: the rules Luminal's HLO importer documents: one function and no calls, a fixed op
+  list, splat literals only, add/or/max reduce bodies, NCHW convolutions.
+There is no default consumer: `target` must be named.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ _COMPARISONS = {"EQ", "NE", "LT", "LE", "GT", "GE"}
 @dataclass(frozen=True)
 class CheckSupportOptions:
     target: str = field(
-        default="luminal", metadata={"help": "consumer to check for: iree, interpreter, luminal"}
+        default="", metadata={"help": "consumer to check for: iree, interpreter, luminal"}
     )
 
 
@@ -175,7 +176,8 @@ TARGETS: dict[str, Callable[[Any], list[Problem]]] = {
 def check_support(module: Any, options: CheckSupportOptions) -> None:
     """Report every op, attribute or element type the target consumer cannot take."""
     if options.target not in TARGETS:
-        raise PassFailure(f"target must be one of {', '.join(TARGETS)}, not '{options.target}'")
+        given = f"not '{options.target}'" if options.target else "none was given"
+        raise PassFailure(f"target must be one of {', '.join(TARGETS)}: {given}")
     problems = TARGETS[options.target](module)
     for op, _, message in problems:
         op.location.emit_error(f"{options.target}: {message}")

@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # package -> folder, as pyproject.toml maps them
 SOURCES = {"shlo": ROOT / "python" / "shlo", "shlo.passes": ROOT / "passes"}
+# The project's other Python (tests, tools, benchmarks, examples): no private names from shlo.
+USERS = ("tests", "tools", "benchmarks", "examples")
 BINDINGS = ("torch_mlir", "iree", "tensorflow")
 BINDING_MODULES = {
     "shlo.ir.stablehlo": "torch-mlir's MLIR bindings with StableHLO",
@@ -136,9 +138,26 @@ def check(known: dict[str, Path]) -> tuple[list[str], dict[str, set[str]]]:
                     problems.append(f"{where}: imports {target}; only {sorted(BINDING_MODULES)}")
                 if target in known and target != name:
                     graph[name].add(target)
-                    private = [n for n in names if n.startswith("_") and not n.startswith("__")]
-                    problems += [f"{where}: imports private {target}.{n}" for n in private]
+                    problems += _private(where, target, names)
     return problems, graph
+
+
+def _private(where: str, target: str, names: list[str]) -> list[str]:
+    private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+    return [f"{where}: imports private {target}.{n}" for n in private]
+
+
+def user_problems(known: dict[str, Path]) -> list[str]:
+    """Private names of shlo imported by the tests, tools, benchmarks or examples."""
+    problems: list[str] = []
+    for folder in USERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for statement in _imports(ast.parse(path.read_text(), str(path))):
+                where = f"{path.relative_to(ROOT)}:{statement.lineno}"
+                for target, names in _targets(statement, known):
+                    if target in known:
+                        problems += _private(where, target, names)
+    return problems
 
 
 def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
@@ -166,6 +185,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def main() -> int:
     known = modules()
     problems, graph = check(known)
+    problems += user_problems(known)
     problems += [f"import cycle: {' <-> '.join(component)}" for component in cycles(graph)]
     problems += layer_problems(graph)
     if SOURCES["shlo.passes"].joinpath("__init__.py").read_text().count("import "):
@@ -178,7 +198,8 @@ def main() -> int:
     edges = sum(map(len, graph.values()))
     print(
         f"check_imports: {len(known)} modules, {edges} imports: {len(LAYERS)} layers one way, "
-        f"no cycles, no private names across modules, bindings only in {len(BINDING_MODULES)} "
+        f"no cycles, no private names across modules or from {', '.join(USERS)}, bindings only "
+        f"in {len(BINDING_MODULES)} "
         "modules"
     )
     return 0

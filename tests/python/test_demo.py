@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from shlo.backend.compile import Target
-from shlo.tools.demo import _table, demo_model
+from shlo.tools.demo import table, demo_model
 from shlo.tools.demo_models import DEMO_MODELS
 
 
@@ -23,4 +23,4 @@ def test_demo_model_leaves_artifacts_and_passes(tmp_path: Path) -> None:
     for name in ("mlp.mlir", "mlp.flat.mlir", "mlp.llvm-cpu.vmfb"):
         assert (tmp_path / name).stat().st_size > 0
     assert "iree-compile" in json.loads(json.dumps(rows))[0]["iree_compile"]
-    assert "mlp       local-task" in _table(rows) and "mlp       local-sync" in _table(rows)
+    assert "mlp       local-task" in table(rows) and "mlp       local-sync" in table(rows)

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
-
-import pytest
-
-from shlo.pipeline import python_registry
-from shlo.pipeline.python_pass import REGISTRY
-from shlo.tools.opt_main import main
 
 PLUGIN = '''
 from shlo.pipeline.python_pass import register_pass
@@ -22,23 +18,20 @@ def hello(module, options):
 '''
 
 
-def test_entry_point_pass_runs_from_the_command_line(
-    tmp_path: Path,
-    nested_file: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_entry_point_pass_runs_from_the_command_line(tmp_path: Path, nested_file: Path) -> None:
+    """An installed distribution's `shlo.passes` entry point: its pass runs by name and is
+    listed among the passes, in a fresh process that finds it on its path."""
     (tmp_path / "shlo_plugin_demo.py").write_text(PLUGIN)
     dist = tmp_path / "shlo_plugin_demo-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: shlo-plugin-demo\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[shlo.passes]\ndemo = shlo_plugin_demo\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(python_registry, "_ENTRY_POINTS_LOADED", [])
-    monkeypatch.delitem(sys.modules, "shlo_plugin_demo", raising=False)
-    try:
-        assert main([str(nested_file), "--plugin-hello"]) == 0
-        assert "hello from a plugin" in capsys.readouterr().err
-        assert "plugin-hello" in python_registry.python_passes()
-    finally:
-        REGISTRY.pop("plugin-hello", None)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    opt = [sys.executable, "-m", "shlo.tools.opt_main"]
+    ran = subprocess.run(
+        [*opt, str(nested_file), "--plugin-hello"], capture_output=True, text=True, env=env
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "hello from a plugin" in ran.stderr
+    listed = subprocess.run([*opt, "--list-passes"], capture_output=True, text=True, env=env)
+    assert "--plugin-hello" in listed.stdout

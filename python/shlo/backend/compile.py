@@ -43,14 +43,13 @@ class Compiled:
     vmfb: bytes
     target: Target
     commands: tuple[tuple[str, ...], ...]
+    main: int  # the index in `commands` of the iree-compile that wrote the `.vmfb`
     cached: bool = False
 
     @property
     def command(self) -> tuple[str, ...]:
         """The iree-compile command that wrote the `.vmfb` (the encoder's come after it)."""
-        return next(
-            c for c in reversed(self.commands) if c[0] == "iree-compile" and c[-1] != _ENCODER_VMFB
-        )
+        return self.commands[self.main]
 
     def command_line(self) -> str:
         return " && ".join(shlex.join(command) for command in self.commands)
@@ -256,13 +255,15 @@ def compile_bytecode(
     kept = Path(keep_temps).resolve() if keep_temps is not None else None
     named = (str(destination) if kept else destination.name) if destination else None
     shown = _steps(source_name, flags, named, export, packed is not None)
+    main = len(shown) - 1  # the last step writes the .vmfb
     if packed and named:
         shown += _encode_steps(flags, named, str(packed) if kept else packed.name)
     if kept:
         shown.insert(0, ["cd", str(kept)])
+        main += 1
     entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
     if entry and not kept and (vmfb := cache.lookup(entry)) is not None:
-        return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)), cached=True)
+        return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)), main, cached=True)
     with _scratch(kept) as scratch, ExitStack() as outputs:
         archive = outputs.enter_context(atomic_path(destination)) if destination else None
         # an output like any other: with keep_temps, the folder is the user's
@@ -294,4 +295,4 @@ def compile_bytecode(
         vmfb = (Path(scratch) / f"{source_name}.vmfb").read_bytes()
     if entry:
         cache.store(entry, vmfb)
-    return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)))
+    return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)), main)

@@ -69,13 +69,13 @@ def plan(
         return []
     segments: list[Segment] = []
     for element in _expand_pipelines(elements):
-        source, resolved = _classify(anchor, element, contexts, implicit_nesting)
-        if segments and segments[-1].source == source:
+        runs_in, resolved = _classify(anchor, element, contexts, implicit_nesting)
+        if segments and segments[-1].runs_in == runs_in:
             segments[-1] = Segment(
-                source, anchor, (*segments[-1].elements, resolved), implicit_nesting
+                runs_in, anchor, (*segments[-1].elements, resolved), implicit_nesting
             )
         else:
-            segments.append(Segment(source, anchor, (resolved,), implicit_nesting))
+            segments.append(Segment(runs_in, anchor, (resolved,), implicit_nesting))
     return segments
 
 

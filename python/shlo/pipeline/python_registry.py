@@ -7,12 +7,10 @@ looked up by name, so that a pipeline imports only the modules of the Python pas
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 from shlo.pipeline.python_pass import REGISTRY, PythonPass
-
-_ENTRY_POINTS_LOADED: list[bool] = []
-
 
 def python_pass(name: str, *, plugins: bool = False) -> PythonPass | None:
     """The Python pass `name`, or None: shlo's own (its module imported on first use), else
@@ -48,11 +46,10 @@ def _import_own(name: str, module: str) -> None:
         raise ImportError(f"shlo.passes.{module} does not register the pass '{name}'")
 
 
+@functools.cache
 def _load_plugins() -> None:
-    if _ENTRY_POINTS_LOADED:
-        return
+    """Import every `shlo.passes` entry point, once per process."""
     from importlib.metadata import entry_points
 
-    _ENTRY_POINTS_LOADED.append(True)
     for entry_point in entry_points(group="shlo.passes"):
         entry_point.load()

@@ -37,7 +37,7 @@ def run_pipeline(
     contexts = Contexts(ContextPolicy(threading=threading))
     try:
         segments = plan(anchored.name, list(anchored.nested or ()), contexts)
-        if threading and all(segment.source == module.world.name for segment in segments):
+        if threading and all(segment.runs_in == module.world.name for segment in segments):
             contexts.adopt(module.world, module.context)
             module = module.copy()
         return run_segments(module, segments, contexts, options or RunOptions())

@@ -41,7 +41,7 @@ class PipelineFailed(ShloError):
 class Segment:
     """Consecutive top-level elements that run in one place: a binding world or a native tool."""
 
-    source: str
+    runs_in: str  # a world's name (`stablehlo`, `iree`) or a native tool's (`iree-opt`)
     anchor: str
     elements: tuple[Element, ...]
     from_flags: bool = False  # given as per-pass flags: native tools nest them implicitly
@@ -145,7 +145,7 @@ def run_segments(
     """
     for index, segment in enumerate(segments):
         before = module.to_bytecode() if index else None
-        run = _run_in_world if segment.source in WORLD_NAMES else _run_native
+        run = _run_in_world if segment.runs_in in WORLD_NAMES else _run_native
         try:
             module = run(module, segment, contexts, options)
         except PipelineFailed as failure:
@@ -157,7 +157,7 @@ def run_segments(
 def _run_in_world(
     module: IRModule, segment: Segment, contexts: Contexts, options: RunOptions
 ) -> IRModule:
-    world = get_world(segment.source)
+    world = get_world(segment.runs_in)
     module = module.transfer(world, contexts.get(world))
     manager = world.passmanager.PassManager(segment.anchor, module.context)
     for element in segment.elements:
@@ -237,7 +237,7 @@ def _run_native(
     from shlo.pipeline import native_tools  # a subprocess runner, loaded when one runs
 
     result = native_tools.run_tool(
-        segment.source,
+        segment.runs_in,
         module.to_bytecode(),
         segment.native_arguments() + options.native_flags(contexts.policy),
     )

@@ -93,7 +93,8 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
     return rows
 
 
-def _table(rows: list[dict]) -> str:
+def table(rows: list[dict]) -> str:
+    """The rows as the fixed-width table the demo prints."""
     header = (
         f"{'model':<10}{'device':<12}{'max abs err':>12}{'check':>7}{'compile s':>11}"
         f"{'latency ms':>12}{'eager ms':>10}{'eager q1-q3':>15}"
@@ -116,7 +117,7 @@ def run_demo(output_dir: Path) -> int:
     _progress(f"devices here: {', '.join(d for d, _ in devices)}; artifacts in {output_dir}")
     rows = [row for example in DEMO_MODELS for row in demo_model(example, output_dir, devices)]
     write_file(output_dir / "report.json", (json.dumps(rows, indent=2) + "\n").encode())
-    print(_table(rows))
+    print(table(rows))
     print(f"\nartifacts and report.json in {output_dir}")
     return 0 if all(row["ok"] for row in rows) else 1
 

@@ -81,7 +81,7 @@ class OptPipeline:
             raise
         if args.dump_pass_pipeline:
             sys.stderr.write(
-                "".join(f"[{s.source}] {_spelled_out(s, contexts)}\n" for s in segments)
+                "".join(f"[{s.runs_in}] {_spelled_out(s, contexts)}\n" for s in segments)
             )
         return cls(
             prog,
@@ -143,7 +143,7 @@ class OptPipeline:
         if not chunk.is_bytecode and has_check_ops(chunk.text):
             generic = to_generic(chunk.text, chunk.first_line)
             chunk = Source(chunk.name, generic.encode(), chunk.first_line)
-        first = next((s.source for s in self.segments if s.source in WORLD_NAMES), "stablehlo")
+        first = next((s.runs_in for s in self.segments if s.runs_in in WORLD_NAMES), "stablehlo")
         order = [first, *(name for name in WORLD_NAMES if name != first)]
         errors = []
         for name in order:
@@ -178,7 +178,7 @@ class OptPipeline:
         finally:
             contexts.close()
         sys.stderr.write(
-            f"{self.prog}: pipeline segment [{failure.segment.source}] failed; "
+            f"{self.prog}: pipeline segment [{failure.segment.runs_in}] failed; "
             f"reproducer: {path}\n{self.prog}: rerun with: {command}\n"
         )
 
@@ -256,9 +256,9 @@ def _pass_list(values: list[str]) -> tuple[str, ...]:
 def _spelled_out(segment: Segment, contexts: Contexts) -> str:
     """The segment with every option value of its in-process passes, as MLIR prints a pass
     manager, so the text pastes back as --pass-pipeline."""
-    if segment.source not in WORLD_NAMES:
+    if segment.runs_in not in WORLD_NAMES:
         return str(segment)
-    world = get_world(segment.source)
+    world = get_world(segment.runs_in)
     elements = []
     for element in segment.elements:
         if element.nested is None and python_pass(element.name) is not None:

@@ -1,9 +1,10 @@
-// RUN: shlo-opt %s --split-input-file --verify-diagnostics --shlo-check-support
 // RUN: shlo-opt %s --split-input-file --verify-diagnostics --shlo-check-support=target=luminal
 // RUN: not shlo-opt %s --split-input-file --shlo-check-support=target=tpu 2>&1 | filecheck %s --check-prefix=TARGET
-// RUN: not shlo-opt %s --split-input-file --shlo-check-support 2>&1 | filecheck %s --check-prefix=EXIT
+// RUN: not shlo-opt %s --split-input-file --shlo-check-support 2>&1 | filecheck %s --check-prefix=NONE
+// RUN: not shlo-opt %s --split-input-file --shlo-check-support=target=luminal 2>&1 | filecheck %s --check-prefix=EXIT
 
-// TARGET: error: shlo-check-support: target must be one of iree, interpreter, luminal, not 'tpu'
+// TARGET: error: shlo-check-support: target must be one of iree, interpreter, luminal: not 'tpu'
+// NONE: error: shlo-check-support: target must be one of iree, interpreter, luminal: none was given
 // EXIT: error: shlo-check-support: 7 unsupported for luminal: element type i32 x1, func.call x1, stablehlo.constant x1, stablehlo.convolution x1, stablehlo.gather x1, stablehlo.reduce x1, structure x1
 
 // Everything Luminal's importer would stop at, reported in one run.
