@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from shlo.backend.compile import Target
-from shlo.tools.demo import table, demo_model
+from shlo.tools.demo import demo_model, table
 from shlo.tools.demo_models import DEMO_MODELS
 
 

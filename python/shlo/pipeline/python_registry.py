@@ -12,6 +12,7 @@ import importlib
 
 from shlo.pipeline.python_pass import REGISTRY, PythonPass
 
+
 def python_pass(name: str, *, plugins: bool = False) -> PythonPass | None:
     """The Python pass `name`, or None: shlo's own (its module imported on first use), else
     (with `plugins`) one that a `shlo.passes` entry point registers."""

@@ -53,7 +53,10 @@ class OptPipeline:
         printing = PrintOptions(
             generic=args.mlir_print_op_generic,
             debug_info=args.mlir_print_debuginfo,
+            pretty_debug_info=args.mlir_pretty_debuginfo,
             local_scope=args.mlir_print_local_scope,
+            name_loc_prefix=args.mlir_use_nameloc_as_prefix,
+            skip_regions=args.mlir_print_skip_regions,
             elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
             elide_resources_above=args.mlir_elide_resource_strings_if_larger,
             bytecode=args.emit_bytecode,
