@@ -1,10 +1,12 @@
-"""Seeded mutants of every input kind shlo reads, through the commands users run and the Python
-calls that read the same files.
+"""Seeded mutants of every input kind shlo reads, through every command users run and every
+Python call that reads it.
 
 Each mutant (bytes flipped, cut short, a run of bytes repeated or dropped) of a valid .mlir,
-.mlirbc, .vmfb, .irpa (the weights, and the packed copies beside them), .npy and bundle metadata
-file goes through its command in a child process, and through its Python call in a long-lived
-Python process (`API`).  Whatever the damage:
+.mlirbc, portable artifact (VHLO), .vmfb, .irpa (the weights, and the packed copies beside
+them), .npy, bundle metadata file and cache entry (a compile, and the list of passes) goes
+through each of its commands (as `python -m` runs them, forked from a process that has imported
+what they import) and each of its Python calls (in a long-lived Python process, `API`).
+Whatever the damage:
 
   - the command ends with exit 0 or 1 (never a signal, never a hang), says why without a
     traceback or "a bug in shlo", and leaves its `-o` file as it was when it fails;
@@ -13,18 +15,21 @@ Python process (`API`).  Whatever the damage:
     outside it changes (an escape: the valid inputs every mutant is made from are checked).
 
 A failure names the kind and seed: `mutant(data, kind, seed)` rebuilds that input.
-`SHLO_FUZZ_COUNT` sets how many mutants per kind (a quarter of it for bundle metadata, whose
-command imports torch: seconds each); the slow test runs `SHLO_FUZZ_SLOW_COUNT` (1,000) more.
-Each kind prints its tally (`pytest -s` shows it).
+`SHLO_FUZZ_COUNT` sets how many mutants per kind (fewer for the kinds whose every mutant
+compiles, `_COSTLY`); the slow test runs `SHLO_FUZZ_SLOW_COUNT` (1,000) more of each kind, from
+seed `SHLO_FUZZ_COUNT` on.  Each kind prints its tally by command and call (`pytest -s`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import random
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -35,8 +40,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from shlo.ir.versions import unsealed
+
 FIXTURE_BUNDLE = Path(__file__).resolve().parent / "fixtures" / "torch_xla_bundle"
-COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "16"))
+COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "4"))
 SLOW_COUNT = int(os.environ.get("SHLO_FUZZ_SLOW_COUNT", "1000"))
 TIMEOUT = 180  # seconds: beyond any one read here (the bytecode guard gives up at 60 s)
 SENTINEL = b"the output before the run\n"
@@ -51,39 +58,108 @@ WEIGHTS = """func.func @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   return %0 : tensor<4x64xf32>
 }
 """
-_MODULES = {"shlo": "shlo.tools.cli", "shlo-opt": "shlo.tools.opt_main"}
-KINDS = ["mlir", "mlirbc", "vmfb", "irpa", "packed", "npy", "meta"]
-# Each kind's Python call, on `path` (the damaged file, or the bundle or archive holding it).
+_MODULES = {"shlo": "shlo.tools.cli", "shlo-opt": "shlo.tools.opt_main",
+            "shlo-translate": "shlo.tools.translate_main"}  # fmt: skip
+KINDS = ["mlir", "mlirbc", "vhlo", "vmfb", "irpa", "packed", "npy", "meta", "cache"]
+# Kinds whose every mutant compiles (meta: a bundle; cache: an entry evicted and compiled anew):
+# fewer of them in the fast test.
+_COSTLY = {"meta": 4, "cache": 8}
+# Each kind's Python calls, by name, on `path` (the damaged file, or the bundle, archive or cache
+# folder holding it); one line per mutant: each call's outcome, or the first bug.
 API = """
-import sys
+import json, os, sys
+from pathlib import Path
 import numpy as np
-import shlo
-from shlo.errors import ShloError
-from shlo.runtime.loaded import LoadedModule
-from shlo.torch.bundle import Bundle
 
-valid = sys.argv[1]
+valid = Path(sys.argv[1])
 one, weights_input = np.arange(4, dtype=np.float32), np.ones((4, 64), np.float32)
+
+def load(path):
+    import shlo
+    return shlo.load(path)
+
+def deserialize(path):
+    from shlo.ir.portable import deserialize
+    return deserialize(Path(path).read_bytes())
+
+def loaded(path, parameters=None, *args):
+    from shlo.runtime.loaded import LoadedModule
+    return LoadedModule(path, parameters=parameters)("main", *args)
+
+def values(path):
+    from shlo.runtime.value_syntax import parse_values
+    return parse_values([f"@{path}"])
+
+def array(path):
+    from shlo.torch.bundle import VariableSignature, load_array
+    return load_array(Path(path), VariableSignature([4], "float32"))
+
+def bundle(path):
+    from shlo.torch.bundle import Bundle
+    return Bundle(path)(np.ones((2, 4), np.float32))
+
+def cached(path):
+    from shlo.backend.compile import compile_module
+    from shlo.runtime.loaded import LoadedModule
+    os.environ["SHLO_CACHE_DIR"] = path
+    compiled = compile_module(load(valid / "x.mlir"), "llvm-cpu", use_cache=True)
+    return LoadedModule(compiled.vmfb)("main", one)
+
+weights = lambda vmfb: lambda path: loaded(str(valid / vmfb), path, weights_input)
 calls = {
-    "mlir": lambda path: shlo.load(path),
-    "mlirbc": lambda path: shlo.load(path),
-    "vmfb": lambda path: LoadedModule(path)("main", one),
-    "irpa": lambda path: LoadedModule(f"{valid}/w.vmfb", parameters=path)("main", weights_input),
-    "meta": lambda path: Bundle(path)(np.ones((2, 4), np.float32)),
+    "mlir": {"shlo.load": load},
+    "mlirbc": {"shlo.load": load},
+    "vhlo": {"shlo.load": load, "portable.deserialize": deserialize},
+    "vmfb": {"LoadedModule": lambda path: loaded(path, None, one)},
+    "irpa": {"LoadedModule(parameters=)": weights("wv.vmfb")},
+    "packed": {"LoadedModule(parameters=)": weights("w.vmfb")},
+    "npy": {"parse_values": values, "load_array": array},
+    "meta": {"Bundle": bundle},
+    "cache": {"compile_module(use_cache=True)": cached},
 }
-calls["packed"] = calls["irpa"]
+from shlo.errors import ShloError
 for line in sys.stdin:
     kind, path = line.rstrip("\\n").split("\\t")
-    try:
-        calls[kind](path)
-        said = "ok"
-    except ShloError:
-        said = "error"
-    except Exception as error:
-        said = f"bug {type(error).__name__}: {error}".replace("\\n", " ")[:500]
-    print(said, flush=True)
+    said = {}
+    for name, call in calls[kind].items():
+        try:
+            call(path)
+            said[name] = "ok"
+        except ShloError:
+            said[name] = "error"
+        except Exception as error:
+            said[name] = f"bug {type(error).__name__}: {error}".replace("\\n", " ")[:500]
+    print(json.dumps(said), flush=True)
 """
-_NO_API = {"npy"}  # read by the commands only (`--input=@x.npy`)
+# Each command starts as a fork of one process that has imported what the commands import
+# (torch and both wheels: seconds of every command's time), then runs as `python -m` runs it.
+SERVER = """
+import json, os, sys
+import shlo.backend.compile, shlo.ir.load, shlo.ir.portable, shlo.runtime.loaded, shlo.torch.bundle
+
+for line in sys.stdin:
+    request = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        break
+    print(pid, flush=True)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+else:
+    sys.exit(0)
+import runpy
+
+os.setpgid(0, 0)
+written = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+for fd, (name, flags) in enumerate([(os.devnull, os.O_RDONLY), (request["stdout"], written),
+                                    (request["stderr"], written)]):
+    os.dup2(os.open(name, flags, 0o644), fd)
+sys.stdin, sys.stdout = open(0, closefd=False), open(1, "w", closefd=False)
+sys.stderr = open(2, "w", buffering=1, errors="backslashreplace", closefd=False)
+os.environ.update(request["env"])
+sys.argv = ["-m", *request["args"]]
+runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+"""
+_FRESH = {"cache"}  # a Python process of its own per mutant: compiles are cached in memory
 
 
 def mutant(data: bytes, kind: str, seed: int) -> bytes:
@@ -104,12 +180,8 @@ def mutant(data: bytes, kind: str, seed: int) -> bytes:
     return bytes(data)
 
 
-def _command(tool: str, *args: object) -> list[str]:
-    return [sys.executable, "-m", _MODULES[tool], *map(str, args)]
-
-
 class Inputs:
-    """Valid inputs of every kind, where each mutant goes, and the command that reads it."""
+    """Valid inputs of every kind, where each mutant goes, and the commands that read it."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -117,20 +189,34 @@ class Inputs:
         weights = np.random.default_rng(0).uniform(-1, 1, (64, 64)).astype(np.float32)
         (folder / "w.mlir").write_text(WEIGHTS.replace("HEX", weights.tobytes().hex().upper()))
         self._make("shlo-opt", folder / "x.mlir", "--emit-bytecode", "-o", folder / "x.mlirbc")
-        self._make("shlo", "compile", folder / "x.mlir", "-o", folder / "x.vmfb")
+        self._make("shlo-translate", folder / "x.mlir", "--serialize", "-o", folder / "x.vhlo")
         self._make("shlo", "compile", folder / "w.mlir", "--parameters", folder / "w.irpa",
                    "-o", folder / "w.vmfb")  # fmt: skip
+        # VMVX reads its weights from the archive alone (llvm-cpu also from the packed copies,
+        # which are refused once the archive they were packed from changes).
+        self._make("shlo", "compile", folder / "w.mlir", "--target", "vmvx", "--parameters",
+                   folder / "wv.irpa", "-o", folder / "wv.vmfb")  # fmt: skip
         np.save(folder / "x.npy", np.arange(4, dtype=np.float32))
+        made = Caller(folder).call("cache", folder / "cache")
+        assert made == {"compile_module(use_cache=True)": "ok"}, made
+        self._make("shlo-opt", "--list-passes", cache=folder / "cache")
+        (self.entry,) = (folder / "cache").glob("*.vmfb")
+        (self.passes,) = (folder / "cache").glob("passes.json-*")
+        (folder / "x.vmfb").write_bytes(unsealed(self.entry.read_bytes()))  # `shlo compile`'s
 
     @staticmethod
-    def _make(tool: str, *args: object) -> None:
-        done = subprocess.run(_command(tool, *args), capture_output=True, text=True)
+    def _make(tool: str, *args: object, cache: Path | None = None) -> None:
+        command = [sys.executable, "-m", _MODULES[tool], *map(str, args)]
+        env = {**os.environ, "SHLO_CACHE_DIR": str(cache)} if cache else None
+        done = subprocess.run(command, capture_output=True, text=True, env=env)
         assert done.returncode == 0, done.stderr
 
     def original(self, kind: str) -> bytes:
         if kind == "meta":
             return (FIXTURE_BUNDLE / "functions" / "forward.meta").read_bytes()
-        name = {"irpa": "w.irpa", "packed": "w.encoded.irpa"}.get(kind, f"x.{kind}")
+        if kind == "cache":
+            return self.entry.read_bytes()
+        name = {"irpa": "wv.irpa", "packed": "w.encoded.irpa"}.get(kind, f"x.{kind}")
         return (self.folder / name).read_bytes()
 
     def digest(self) -> str:
@@ -148,36 +234,92 @@ class Inputs:
             shutil.copy(self.folder / "w.irpa", work / "input.irpa")
             (work / "input.encoded.irpa").write_bytes(damaged)
             return work / "input.irpa"
+        if kind == "cache":  # the entries a compile and a pass pipeline find (and evict)
+            (work / "cache").mkdir(exist_ok=True)
+            (work / "cache" / self.entry.name).write_bytes(damaged)
+            seed = int(work.name.rpartition("-")[2])
+            passes = mutant(self.passes.read_bytes(), "cache-text", seed)
+            (work / "cache" / self.passes.name).write_bytes(passes)
+            return work / "cache"
         (work / f"input.{kind}").write_bytes(damaged)
         return work / f"input.{kind}"
 
-    def command(self, kind: str, source: Path, out: Path) -> list[str]:
-        """The command reading `source` as a `kind` input and writing `out`."""
-        run, one = ("shlo", "run"), "--input=4xf32=1 2 3 4"
-        weights = (*run, self.folder / "w.vmfb", "--parameters", source, "--input=4x64xf32=1")
+    def commands(self, kind: str, source: Path, out: Path) -> dict[str, tuple]:
+        """Each command reading `source` as a `kind` input and writing `out`, by name."""
+        one = "--input=4xf32=1 2 3 4"
+        ir = {"shlo-opt": ("shlo-opt", source, "-o", out),
+              "shlo-translate": ("shlo-translate", source, "-o", out),
+              "shlo compile": ("shlo", "compile", source, "-o", out)}  # fmt: skip
+        if kind == "vhlo":
+            ir["shlo-translate"] = ("shlo-translate", source, "--deserialize", "-o", out)
+        if kind in ("mlir", "mlirbc", "vhlo"):
+            return ir
+        if kind == "cache":  # compiles: cached for compile_module(use_cache=True) only
+            return {"shlo-opt --list-passes": ("shlo-opt", "--list-passes")}
+        module, inputs = {
+            "vmfb": (source, [one]),
+            "npy": (self.folder / "x.vmfb", [f"--input=@{source}"]),
+            "irpa": (self.folder / "wv.vmfb", ["--parameters", source, "--input=4x64xf32=1"]),
+            "packed": (self.folder / "w.vmfb", ["--parameters", source, "--input=4x64xf32=1"]),
+            "meta": (source, ["--input=2x4xf32=1"]),
+        }[kind]
         commands = {
-            "mlir": ("shlo-opt", source, "-o", out),
-            "mlirbc": ("shlo-opt", source, "-o", out),
-            "vmfb": (*run, source, one, f"--output=@{out}"),
-            "npy": (*run, self.folder / "x.vmfb", f"--input=@{source}", f"--output=@{out}"),
-            "irpa": (*weights, f"--output=@{out}"),
-            "packed": (*weights, f"--output=@{out}"),
-            "meta": ("shlo", "compile", source, "-o", out),
+            "shlo run": ("shlo", "run", module, *inputs, f"--output=@{out}"),
+            "shlo bench": ("shlo", "bench", module, *inputs, "--runs", "1"),
         }
-        return _command(*commands[kind])
+        if kind == "meta":
+            commands["shlo compile"] = ("shlo", "compile", source, "-o", out)
+        return commands
+
+
+class Commands:
+    """Runs commands as forks of a `SERVER` process."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self.process: subprocess.Popen | None = None
+
+    def run(self, command: tuple, env: dict[str, str]) -> tuple[int | None, str]:
+        """`command`'s exit status (None: still running after TIMEOUT, killed) and stderr."""
+        if self.process is None:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+        assert self.process.stdin and self.process.stdout
+        tool, *args = map(str, command)
+        streams = {name: str(self.scratch / name) for name in ("stdout", "stderr")}
+        request = {"module": _MODULES[tool], "args": args, "env": env, **streams}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        pid = int(self.process.stdout.readline())
+        ready, _, _ = select.select([self.process.stdout], [], [], TIMEOUT)
+        if not ready:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        status = int(self.process.stdout.readline())
+        return (status if ready else None), Path(streams["stderr"]).read_text(errors="replace")
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
 
 
 class Caller:
-    """A Python process making each kind's call on one mutant after another; a new one replaces
-    it when it dies (a caller death) or stops answering (a hang)."""
+    """A Python process making each kind's calls on one mutant after another; a new one
+    replaces it when it dies (a caller death) or stops answering (a hang), and after each
+    mutant of a `_FRESH` kind."""
 
     def __init__(self, valid: Path) -> None:
         self.valid = valid
         self.process: subprocess.Popen | None = None
         self.status: int | None = None  # the last process's, once it is gone
 
-    def call(self, kind: str, path: Path) -> str:
-        """`ok`, `error` (a ShloError), `bug ...`, `died ...` or `hung`."""
+    def call(self, kind: str, path: Path) -> dict[str, str]:
+        """Each call's outcome by name: `ok`, `error` (a ShloError) or `bug ...`; or, for the
+        process, `died ...` or `hung`."""
         if self.process is None:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", API, str(self.valid)], stdin=subprocess.PIPE,
@@ -188,10 +330,12 @@ class Caller:
         self.process.stdin.flush()
         ready, _, _ = select.select([self.process.stdout], [], [], TIMEOUT)
         said = self.process.stdout.readline().strip() if ready else None
-        if said:
-            return said
+        if said and kind not in _FRESH:
+            return json.loads(said)
         self.close()
-        return "hung" if said is None else f"died (status {self.status})"
+        if said:
+            return json.loads(said)
+        return {"Python": "hung" if said is None else f"died (status {self.status})"}
 
     def close(self) -> None:
         if self.process is not None:
@@ -200,46 +344,71 @@ class Caller:
             self.process = None
 
 
-def check(inputs: Inputs, caller: Caller, kind: str, seed: int, root: Path) -> tuple[str, str]:
-    """Mutant `seed` of `kind` through its command and its Python call: (what happened, the
-    problem or "")."""
+class Worker:
+    """What one thread of the battery runs mutants with."""
+
+    def __init__(self, inputs: Inputs, scratch: Path) -> None:
+        scratch.mkdir()
+        self.inputs = inputs
+        self.commands = Commands(scratch)
+        self.caller = Caller(inputs.folder)
+
+    def close(self) -> None:
+        self.commands.close()
+        self.caller.close()
+
+
+_PROBLEMS = ("traceback", "caller death", "hang", "clobber", "leftover", "escape")
+
+
+def check(worker: Worker, kind: str, seed: int, root: Path) -> tuple[list[str], list[str]]:
+    """Mutant `seed` of `kind` through its commands and its Python calls: what each entry point
+    did (`name: outcome`), and the problems."""
+    inputs = worker.inputs
     work = root / f"{kind}-{seed}"
     work.mkdir()
-    source = inputs.place(kind, work, mutant(inputs.original(kind), kind, seed))
-    out = work / ("out.npy" if kind in ("vmfb", "irpa", "packed", "npy") else "out")
-    command = inputs.command(kind, source, out)
-    out.write_bytes(SENTINEL)
-    outcome, problem = _run(command, out, f"{kind} mutant seed {seed} ({' '.join(command[2:])})")
-    if not problem and kind not in _NO_API:
-        answer = caller.call(kind, source)
-        outcome += f", Python {answer}"
-        if answer == "hung" or answer.startswith(("died", "bug")):
+    damaged = mutant(inputs.original(kind), kind, seed)
+    outcomes, problems = [], []
+    source = inputs.place(kind, work, damaged)
+    out = work / ("out" if kind in ("mlir", "mlirbc", "vhlo") else "out.npy")
+    env = {"SHLO_CACHE_DIR": str(source)} if kind == "cache" else {}
+    for name, command in inputs.commands(kind, source, out).items():
+        out.write_bytes(SENTINEL)
+        outcome, problem = _run(worker.commands, command, env, out)
+        outcomes.append(f"{name}: {outcome}")
+        if problem:
+            problems.append(f"{kind} mutant seed {seed}, {' '.join(map(str, command))}: {problem}")
+        out.unlink()
+    if kind == "cache":
+        inputs.place(kind, work, damaged)  # again: the command may have rebuilt it
+    for name, answer in worker.caller.call(kind, source).items():
+        if answer.startswith(("hung", "died", "bug")):
             kinds = {"hung": "hang", "died": "caller death", "bug": "traceback"}
-            outcome = kinds[answer.split()[0]]
-            problem = f"{kind} mutant seed {seed}: the Python call {answer}"
-    if not problem:
+            problems.append(f"{kind} mutant seed {seed}: the Python call {name} {answer}")
+            answer = kinds[answer.split()[0]]
+        outcomes.append(f"{name}: {answer}")
+    if not problems:
         shutil.rmtree(work)
-    return outcome, problem
+    return outcomes, problems
 
 
-def _run(command: list[str], out: Path, where: str) -> tuple[str, str]:
+def _run(commands: Commands, command: tuple, env: dict[str, str], out: Path) -> tuple[str, str]:
     """`command`'s outcome, and what it did wrong ("" if nothing)."""
     before = sorted(os.listdir(out.parent))
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return "hang", f"{where}: still running after {TIMEOUT} s"
-    said = done.stderr.strip()
-    if done.returncode not in (0, 1):
-        return "caller death", f"{where}: exit {done.returncode}: {said[-500:]}"
-    if "Traceback" in said or "a bug in shlo" in said or (done.returncode == 1 and not said):
-        return "traceback", f"{where}: exit {done.returncode}: {said[-800:] or 'not a word'}"
-    if done.returncode == 1 and out.read_bytes() != SENTINEL:
-        return "clobber", f"{where}: failed and changed its output file"
+    status, said = commands.run(command, env)
+    said = said.strip()
+    if status is None:
+        return "hang", f"still running after {TIMEOUT} s"
+    if status not in (0, 1):
+        return "caller death", f"exit {status}: {said[-500:]}"
+    if "Traceback" in said or "a bug in shlo" in said or (status == 1 and not said):
+        return "traceback", f"exit {status}: {said[-800:] or 'not a word'}"
+    if status == 1 and out.read_bytes() != SENTINEL:
+        return "clobber", "failed and changed its output file"
     if (after := sorted(os.listdir(out.parent))) != before:
-        return "leftover", f"{where}: its folder held {before} before, {after} after"
+        return "leftover", f"its folder held {before} before, {after} after"
     contained = " (a native crash, contained)" if "crashed" in said else ""
-    return f"exit {done.returncode}{contained}", ""
+    return f"exit {status}{contained}", ""
 
 
 @pytest.fixture(scope="module")
@@ -249,36 +418,48 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
 
 def _battery(inputs: Inputs, kind: str, seeds: range, root: Path) -> None:
     before = inputs.digest()
-    callers, opened = threading.local(), []  # a Python caller per worker thread
+    workers, opened = threading.local(), []  # a server and a Python caller per thread
 
-    def one(seed: int) -> tuple[str, str]:
-        if not hasattr(callers, "caller"):
-            callers.caller = Caller(inputs.folder)
-            opened.append(callers.caller)
-        return check(inputs, callers.caller, kind, seed, root)
+    def one(seed: int) -> tuple[list[str], list[str]]:
+        if not hasattr(workers, "worker"):
+            workers.worker = Worker(inputs, root / f".worker-{threading.get_ident()}")
+            opened.append(workers.worker)
+        return check(workers.worker, kind, seed, root)
 
     try:
         with ThreadPoolExecutor(2) as pool:
             results = list(pool.map(one, seeds))
     finally:
-        for caller in opened:
-            caller.close()
-    problems = [problem for _, problem in results if problem]
-    tally = Counter(outcome for outcome, _ in results)
+        for worker in opened:
+            worker.close()
+    problems = [problem for _, found in results for problem in found]
+    tally = Counter(outcome for outcomes, _ in results for outcome in outcomes)
     if inputs.digest() != before:
         problems.append(f"{kind}: a run changed the valid inputs outside its own folder")
-        tally["escape"] += 1
-    print(f"\n{kind}: {len(seeds)} mutants: " + ", ".join(f"{n} {o}" for o, n in tally.items()))
+    found = Counter(problem for outcomes, _ in results for o in outcomes
+                    if (problem := o.split(": ", 1)[1]) in _PROBLEMS)  # fmt: skip
+    found["escape"] += inputs.digest() != before
+    by_entry: dict[str, Counter] = {}
+    for outcome, n in tally.items():
+        name, said = outcome.split(": ", 1)
+        by_entry.setdefault(name, Counter())[said] += n
+    print(f"\n{kind}: {len(seeds)} mutants (seeds {seeds.start}-{seeds.stop - 1}); problems: "
+          + ", ".join(f"{found[p]} {p}" for p in _PROBLEMS))  # fmt: skip
+    for name, said in by_entry.items():
+        print(f"  {name}: " + ", ".join(f"{n} {o}" for o, n in sorted(said.items())))
     assert not problems, "\n".join(problems)
+
+
+def _count(kind: str, count: int) -> int:
+    return max(1, count // _COSTLY.get(kind, 1))
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_damaged_inputs_end_in_a_clear_failure(inputs: Inputs, kind: str, tmp_path: Path) -> None:
-    _battery(inputs, kind, range(COUNT // 4 if kind == "meta" else COUNT), tmp_path)
+    _battery(inputs, kind, range(_count(kind, COUNT)), tmp_path)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_many_damaged_inputs(inputs: Inputs, kind: str, tmp_path: Path) -> None:
-    count = SLOW_COUNT // 4 if kind == "meta" else SLOW_COUNT
-    _battery(inputs, kind, range(COUNT, COUNT + count), tmp_path)
+    _battery(inputs, kind, range(COUNT, COUNT + SLOW_COUNT), tmp_path)

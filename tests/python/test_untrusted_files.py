@@ -182,6 +182,27 @@ def test_a_dangling_symlink_creates_its_target(tmp_path) -> None:
     assert (tmp_path / "made.txt").read_bytes() == b"made" and (tmp_path / "link").is_symlink()
 
 
+def test_outputs_under_a_replaced_stdout(tmp_path) -> None:
+    """A caller that swapped `sys.stdout` for a text stream still writes files, and `-` goes
+    into that stream, a character split between writes included."""
+    import contextlib
+    import io
+
+    from shlo.ir.output import AtomicOutput, write_file
+
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        write_file(tmp_path / "out.bin", b"\x00\xff bytes")
+        with AtomicOutput("-") as out:
+            out.stream.write("caf\u00e9 ".encode()[:-2])
+            out.stream.write("caf\u00e9 ".encode()[-2:] + b"\xff")
+            out.commit()
+        write_file("-", b"!\n")
+    assert (tmp_path / "out.bin").read_bytes() == b"\x00\xff bytes"
+    assert captured.getvalue() == "caf\u00e9 \udcff!\n"
+    assert leftovers(tmp_path) == []
+
+
 def test_a_folder_output_replaces_the_folder_a_symlink_names(tmp_path) -> None:
     """SavedModels are written this way (TensorFlow is not needed to test the folder swap)."""
     from shlo.ir.output import OutputError, atomic_folder
@@ -273,10 +294,9 @@ def test_a_truncated_archive_is_one_line_naming_it(tmp_path) -> None:
 
 
 def test_a_damaged_cache_entry_is_evicted_and_rebuilt(tmp_path) -> None:
-    script = f"""
+    """Each step in a process of its own, so only the cache on disk carries over."""
+    compile_add = f"""
 import sys
-from pathlib import Path
-from shlo.backend import cache
 from shlo.backend.compile import compile_module
 from shlo.ir.module import parse_source
 from shlo.ir.source import Source
@@ -284,22 +304,45 @@ from shlo.ir.stablehlo import WORLD
 from shlo.ir.worlds import ContextPolicy
 from shlo.runtime.loaded import LoadedModule
 module = parse_source(WORLD, WORLD.make_context(ContextPolicy()), Source("x", {ADD!r}.encode()))
-first = compile_module(module, use_cache=True)
-(entry,) = Path(cache.directory()).glob("*.vmfb")
-entry.write_bytes(entry.read_bytes()[:-100])
-cache._memory.clear()
-again = compile_module(module, use_cache=True)
-assert not again.cached and again.vmfb == first.vmfb
-LoadedModule(again.vmfb)
-cache._memory.clear()
-assert compile_module(module, use_cache=True).cached
+compiled = compile_module(module, use_cache=True)
+LoadedModule(compiled.vmfb)
+print(compiled.cached)
 """
     environment = {**os.environ, "SHLO_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=environment, timeout=300)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    (line,) = done.stderr.strip().splitlines()
+
+    def compile_once() -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-c", compile_add], capture_output=True,
+                              text=True, env=environment, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done
+
+    assert compile_once().stdout.strip() == "False"
+    (entry,) = tmp_path.glob("*.vmfb")
+    entry.write_bytes(entry.read_bytes()[:-100])
+    rebuilt = compile_once()
+    assert rebuilt.stdout.strip() == "False"
+    (line,) = rebuilt.stderr.strip().splitlines()
     assert "the cached compile" in line and str(tmp_path) in line and "damaged" in line
+    again = compile_once()
+    assert again.stdout.strip() == "True" and again.stderr == ""
+
+
+def test_a_damaged_pass_list_in_the_cache_is_computed_anew(tmp_path) -> None:
+    """The cached list of passes (and StableHLO's version) is sealed like a compile: a damaged
+    one is one line naming it, never "a bug in shlo", and is rebuilt."""
+    environment = {**os.environ, "SHLO_CACHE_DIR": str(tmp_path / "cache")}
+    for argument in ("--version", "--list-passes"):
+        done = run("shlo-opt", argument, env=environment)
+        assert done.returncode == 0, done.stderr
+    for entry in (tmp_path / "cache").iterdir():
+        entry.write_bytes(b"\xff" + entry.read_bytes()[:100])
+    for argument in ("--version", "--list-passes"):
+        done = run("shlo-opt", argument, env=environment)
+        assert done.returncode == 0, done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert "is damaged" in line and str(tmp_path / "cache") in line, line
+        done = run("shlo-opt", argument, env=environment)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
 
 
 # Sizes: checked against the machine and the file before anything is allocated.
@@ -361,6 +404,34 @@ def test_bytecode_that_crashes_the_reader_is_one_line(tmp_path) -> None:
     shutil.copy(LIT_INPUTS / "reader_crash.mlirbc", bundle / "functions" / "forward.bytecode")
     done = run("shlo", "run", bundle, "--input=2x4xf32=1")
     one_line_failure(done, "forward.bytecode", "bytecode reader crashed")
+
+
+def test_a_damaged_portable_artifact_from_python_is_a_shlo_error(tmp_path) -> None:
+    """`shlo.ir.portable.deserialize` reads untrusted bytes as the commands do: one bit that
+    corrupts the reader's heap, and an artifact cut short, are each a ShloError, and the
+    caller goes on and exits cleanly."""
+    done = run("shlo-translate", "--serialize", "-o", tmp_path / "x.vhlo", input=ADD)
+    assert done.returncode == 0, done.stderr
+    artifact = (tmp_path / "x.vhlo").read_bytes()
+    (tmp_path / "cut.vhlo").write_bytes(artifact[:100])
+    flipped = bytearray(artifact)
+    flipped[50] ^= 0x80  # found by the fuzzing battery: "double free or corruption"
+    (tmp_path / "flipped.vhlo").write_bytes(flipped)
+    script = f"""
+from pathlib import Path
+from shlo.errors import ShloError
+from shlo.ir.portable import deserialize
+for name in ("flipped", "cut"):
+    try:
+        deserialize(Path({str(tmp_path)!r}, name + ".vhlo").read_bytes(), name)
+    except ShloError as error:
+        print(error)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    flipped, cut = done.stdout.strip().splitlines()
+    assert flipped.startswith("flipped: ") and cut.startswith("cut: "), done.stdout
 
 
 # Native deaths: damaged bytecode and damaged code, from the commands and from Python.

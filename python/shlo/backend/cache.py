@@ -4,10 +4,11 @@ A `torch.compile` graph or a model compiled again (in this process or the next) 
 iree-compile.  The key is a SHA-256 of the module's bytecode, the iree-compile flags, the
 compiler's version and, for `target-cpu=host`, the host CPU; any change compiles anew.
 Location: `shlo.settings.cache_dir()`; entries are written atomically (a crash never leaves a
-truncated `.vmfb` behind) and sealed with the SHA-256 of their bytes (`_SEAL`): an entry damaged
-since (a full disk, a stray write) is removed and compiled anew, with one line naming it, rather
-than failing to load at every call.  The folder holds at most `$SHLO_CACHE_MAX_MB` megabytes
-(default `MAX_MEGABYTES`) of `.vmfb`s: the least recently used go first.
+truncated `.vmfb` behind) and sealed with the SHA-256 of their bytes (`shlo.ir.versions.sealed`):
+an entry damaged since (a full disk, a stray write) is removed and compiled anew, with one line
+naming it, rather than failing to load at every call.  The folder holds at most
+`$SHLO_CACHE_MAX_MB` megabytes (default `MAX_MEGABYTES`) of `.vmfb`s: the least recently used
+go first.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from importlib.metadata import version
 from pathlib import Path
 
 from shlo.ir.output import OutputError, atomic_path
+from shlo.ir.versions import sealed, unsealed
 from shlo.settings import cache_dir
 
 _IN_MEMORY = 16  # entries
-_SEAL = b"\nshlo-cache-sha256:"  # then the hex digest of the .vmfb before it
 MAX_MEGABYTES = 1024
 
 
@@ -76,7 +77,7 @@ def lookup(entry: str) -> bytes | None:
         _touch(path)
         return _memory[entry]
     try:
-        vmfb = _unsealed(path.read_bytes())
+        vmfb = unsealed(path.read_bytes())
     except OSError:
         vmfb = None
     except ValueError as damage:
@@ -100,24 +101,10 @@ def store(entry: str, vmfb: bytes) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with atomic_path(folder / f"{entry}.vmfb") as scratch:
-            scratch.write_bytes(_sealed(vmfb))
+            scratch.write_bytes(sealed(vmfb))
         _shrink(folder, max_bytes())
     except (OSError, OutputError):
         return
-
-
-def _sealed(vmfb: bytes) -> bytes:
-    return vmfb + _SEAL + hashlib.sha256(vmfb).hexdigest().encode()
-
-
-def _unsealed(data: bytes) -> bytes:
-    """The `.vmfb` of a cache file, after checking its seal (ValueError: damaged)."""
-    vmfb, seal, recorded = data.rpartition(_SEAL)
-    if not seal:
-        raise ValueError("no checksum: truncated, or not written by this shlo")
-    if hashlib.sha256(vmfb).hexdigest().encode() != recorded:
-        raise ValueError("its checksum differs")
-    return vmfb
 
 
 def _touch(path: Path) -> None:

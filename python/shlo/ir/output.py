@@ -17,6 +17,8 @@ A folder output (a SavedModel) is built beside its destination and swapped in wh
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
 import re
 import shutil
@@ -28,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, TextIO, cast
 
 from shlo.errors import ShloError
 
@@ -194,7 +196,7 @@ class AtomicOutput:
         self._scratch: Path | None = None
         self._target: Path | None = None
         self._owned = False
-        self.stream: BinaryIO = sys.stdout.buffer
+        self.stream: BinaryIO
 
     @property
     def atomic(self) -> bool:
@@ -203,6 +205,8 @@ class AtomicOutput:
 
     def __enter__(self) -> AtomicOutput:
         if self.path == "-":
+            self.stream = _standard_output()
+            self._owned = isinstance(self.stream, _TextSink)  # closing it writes what it holds
             return self
         destination = resolve(self.path)
         if destination.descriptor is not None:
@@ -238,6 +242,44 @@ class AtomicOutput:
         finally:
             if self._scratch is not None:
                 self._scratch.unlink(missing_ok=True)
+
+
+def _standard_output() -> BinaryIO:
+    """Where `-` writes: `sys.stdout` as it is now, which a caller may have replaced by a text
+    stream (`contextlib.redirect_stdout(io.StringIO())`) that takes no bytes."""
+    if sys.stdout is None:
+        raise OutputError("cannot write -: there is no standard output")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        sys.stdout.flush()  # what was printed before comes before these bytes
+        return buffer
+    return cast(BinaryIO, _TextSink(sys.stdout))
+
+
+class _TextSink(io.RawIOBase):
+    """A byte stream into a text stream: bytes decoded as UTF-8 (those that are not stay
+    recoverable as surrogates), a character split across writes kept until it is whole."""
+
+    def __init__(self, text: TextIO) -> None:
+        super().__init__()
+        self._text = text
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]  # any buffer: bytes(data)
+        self._text.write(self._decoder.decode(bytes(data)))
+        return len(data)
+
+    def flush(self) -> None:
+        if not self.closed:
+            self._text.flush()
+
+    def close(self) -> None:
+        if not self.closed:
+            self._text.write(self._decoder.decode(b"", final=True))
+        super().close()
 
 
 def _reopened(descriptor: int, path: str) -> BinaryIO:

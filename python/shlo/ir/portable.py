@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from shlo.errors import ShloError
+from shlo.ir.bytecode_guard import check_bytecode
 from shlo.ir.diagnostics import Diagnostic, format_diagnostic
 from shlo.ir.edit import ops_in
 from shlo.ir.module import UNNAMED, IRModule, constant_value
@@ -146,8 +147,13 @@ def _resources_inlined(text: str) -> str:
     return inlined + marker + resources
 
 
-def deserialize(data: bytes) -> IRModule:
-    """The StableHLO module in a portable artifact."""
+def deserialize(data: bytes, name: str = "<bytes>") -> IRModule:
+    """The StableHLO module in a portable artifact, which may be damaged or hostile: read first
+    where a crash of MLIR's bytecode reader cannot end this process (`check_bytecode`)."""
+    check_bytecode(data, name)
     context = WORLD.make_context(ContextPolicy())
-    module = _deserialize(context, data)
+    try:
+        module = _deserialize(context, data)
+    except ValueError as error:
+        raise PortableError(f"{name}: failed to deserialize portable artifact ({error})") from None
     return IRModule(WORLD, context, module.operation)
