@@ -34,6 +34,9 @@ computes them, so the module stays StableHLO from end to end:
 - `conv_tbc` as the 1-d convolution it is, between layout permutations.
 - `_scaled_mm` with per-tensor or per-row float32 scales as ATen's CPU kernel computes it: the
   product in f32, scaled, then rounded once to the output dtype.
+- `quantized_decomposed`'s per-channel `quantize` and `dequantize` as torch's own Python
+  definitions, which eager runs: torch-mlir could not lower the first, lowered the second for
+  signed tensors only, and folded it into a quantized convolution it cannot lower when grouped.
 - `convolution_backward` (of a convolution that is not transposed) as the convolutions it
   stands for: the transposed convolution of the gradient for the input's, the input
   correlated with the gradient for the weight's, and a sum for the bias'.
@@ -58,9 +61,11 @@ from typing import Any
 
 import torch
 from torch._decomp import decomposition_table
+from torch.ao.quantization.fx import _decomposed as decomposed
 
 aten = torch.ops.aten
 prims = torch.ops.prims
+quantized = torch.ops.quantized_decomposed
 
 _FROM_TORCH = (
     aten.upsample_nearest2d.vec,
@@ -456,6 +461,8 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.conv_tbc.default: conv_tbc,
     aten._scaled_mm.default: scaled_mm,
     aten._local_scalar_dense.default: scalar_of_one_element,
+    quantized.quantize_per_channel.default: decomposed.quantize_per_channel,
+    quantized.dequantize_per_channel.default: decomposed.dequantize_per_channel,
 }
 
 _SKIPPED_BY_EXPORT: dict[Any, Callable[..., Any]] = {

@@ -228,9 +228,31 @@ def export(
                 )
             except Exception:  # noqa: BLE001 (the first failure is the one to report)
                 pass
+        if quantized := _eager_quantized(model):
+            raise FrontendError(
+                "torch.export cannot trace the quantized tensors (quint8, qint8) of eager-mode "
+                f"quantized modules ({', '.join(quantized)}): quantize with PT2E "
+                "(torch.ao.quantization.quantize_pt2e), whose quantized_decomposed ops shlo "
+                "compiles"
+            ) from None
         raise FrontendError(
             _first_lines(f"torch.export failed: {type(failure).__name__}: {failure}")
         ) from None
+
+
+_EAGER_QUANTIZED = ("torch.ao.nn.quantized.", "torch.ao.nn.intrinsic.quantized.")
+
+
+def _eager_quantized(model: torch.nn.Module) -> list[str]:
+    """`name (Class)` of each submodule that eager-mode quantization put in `model`
+    (`torch.ao.quantization.convert`'s; the float-computing reference modules excepted), which
+    makes torch.export fail with a message about data-dependent guards or missing kernels."""
+    return [
+        f"{name or 'the model'} ({type(module).__name__})"
+        for name, module in model.named_modules()
+        if type(module).__module__.startswith(_EAGER_QUANTIZED)
+        and ".reference." not in type(module).__module__
+    ]
 
 
 def import_model(
@@ -418,7 +440,12 @@ def _mutated_inputs(signature: Any) -> tuple[int, ...]:
 class WeightsWithoutCopies(FxImporterHooks):
     """torch-mlir copies every weight through a Python list (`tensor.tolist()`, several times
     the weight bytes and most of the import time); here the tensor's own storage is handed to
-    MLIR as the resource blob, without a copy (MLIR keeps a reference to it)."""
+    MLIR as the resource blob, without a copy (MLIR keeps a reference to it).
+
+    f64 weights are copied into dense elements instead: IREE demotes f64 to f32 unless the
+    program's interface is f64, and its demotion retypes a resource blob's constant without
+    converting the blob (`'arith.constant' op failed to verify that all of {value, result}
+    have same type`), so a model holding any f64 tensor of two or more elements failed."""
 
     def __init__(self) -> None:
         self._attributes: dict[int, tuple[torch.Tensor, Any]] = {}
@@ -435,9 +462,13 @@ class WeightsWithoutCopies(FxImporterHooks):
         if key not in self._attributes:
             array = literal.detach().contiguous().numpy()
             shape = "_".join(map(str, literal.shape))
-            attribute = ir.DenseResourceElementsAttr.get_from_buffer(
-                array, f"torch_tensor_{shape}_{literal.dtype}", create_mlir_tensor_type(literal)
-            )
+            kind = create_mlir_tensor_type(literal)
+            if literal.dtype == torch.float64:
+                attribute = ir.DenseElementsAttr.get(array, type=kind)
+            else:
+                attribute = ir.DenseResourceElementsAttr.get_from_buffer(
+                    array, f"torch_tensor_{shape}_{literal.dtype}", kind
+                )
             self._attributes[key] = (literal, attribute)  # the tensor lives as long as we do
         vtensor_type = gni._cc.tensor_to_vtensor_type(literal)
         return ir.Operation.create(
