@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass, replace
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from shlo.errors import ShloError, UsageError
 from shlo.ir.check_dialect import has_check_ops, to_generic
@@ -25,6 +25,22 @@ from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
 _NOT_ONE_OP = "source must contain a single top-level operation"  # parse_source's first try
 _NOT_TEXT = "MLIR reported an error while parsing, and its message is not text"
 _REPRODUCER_RESOURCE = "ignoring unknown external resources for 'mlir_reproducer'"
+
+
+def print_options(args: argparse.Namespace, **extra: Any) -> PrintOptions:
+    """MLIR's printing flags (`registerAsmPrinterCLOptions`), which shlo-opt and
+    shlo-translate both take, as the options IR is printed with; `extra` adds the rest."""
+    return PrintOptions(
+        generic=args.mlir_print_op_generic,
+        debug_info=args.mlir_print_debuginfo,  # pretty alone prints none, as in MLIR
+        pretty_debug_info=args.mlir_pretty_debuginfo,
+        local_scope=args.mlir_print_local_scope,
+        name_loc_prefix=args.mlir_use_nameloc_as_prefix,
+        skip_regions=args.mlir_print_skip_regions,
+        elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
+        elide_resources_above=args.mlir_elide_resource_strings_if_larger,
+        **extra,
+    )
 
 
 @dataclass
@@ -50,17 +66,8 @@ class OptPipeline:
             allow_unregistered_dialects=args.allow_unregistered_dialect,
             threading=not args.mlir_disable_threading,
         )
-        printing = PrintOptions(
-            generic=args.mlir_print_op_generic,
-            debug_info=args.mlir_print_debuginfo,
-            pretty_debug_info=args.mlir_pretty_debuginfo,
-            local_scope=args.mlir_print_local_scope,
-            name_loc_prefix=args.mlir_use_nameloc_as_prefix,
-            skip_regions=args.mlir_print_skip_regions,
-            elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
-            elide_resources_above=args.mlir_elide_resource_strings_if_larger,
-            bytecode=args.emit_bytecode,
-            bytecode_version=args.emit_bytecode_version,
+        printing = print_options(
+            args, bytecode=args.emit_bytecode, bytecode_version=args.emit_bytecode_version
         )
         run_options = RunOptions(
             print_before_all=args.mlir_print_ir_before_all,

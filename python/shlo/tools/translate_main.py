@@ -294,23 +294,6 @@ def _artifact_version(data: bytes) -> str | None:
     return ".".join(part.decode() for part in found.groups()) if found else None
 
 
-def _printing(args: argparse.Namespace) -> Any:
-    """mlir-translate's printing flags as the options IR is printed with (IR is never printed
-    unverified, so `--mlir-print-assume-verified` changes nothing)."""
-    from shlo.ir.module import PrintOptions
-
-    return PrintOptions(
-        generic=args.mlir_print_op_generic,
-        debug_info=args.mlir_print_debuginfo,  # pretty alone prints none, as in MLIR
-        pretty_debug_info=args.mlir_pretty_debuginfo,
-        local_scope=args.mlir_print_local_scope,
-        name_loc_prefix=args.mlir_use_nameloc_as_prefix,
-        skip_regions=args.mlir_print_skip_regions,
-        elide_elements_above=args.mlir_elide_elementsattrs_if_larger,
-        elide_resources_above=args.mlir_elide_resource_strings_if_larger,
-    )
-
-
 def normalize_argv(words: list[str]) -> list[str]:
     """`--verify-diagnostics=LEVEL` (an enum option in mlir-translate) and
     `--split-input-file=MARKER` (a string option whose bare form is the default marker) as
@@ -494,6 +477,7 @@ def _translate(source: Source, args: argparse.Namespace, output: BinaryIO) -> bo
     from shlo.ir.module import IRModule
     from shlo.ir.portable import serialize
     from shlo.ir.stablehlo import WORLD, passmanager
+    from shlo.tools.opt_pipeline import print_options
 
     module, diagnostics = _load_checked(source, args.verify_diagnostics)
     if args.verify_diagnostics:
@@ -508,7 +492,7 @@ def _translate(source: Source, args: argparse.Namespace, output: BinaryIO) -> bo
     if args.serialize:
         output.write(serialize(ir_module, args.target, args.allow_other_dialects, source.name))
     else:
-        ir_module.write(output, _printing(args))
+        ir_module.write(output, print_options(args))  # assume-verified: IR is verified
     return True
 
 
