@@ -8,7 +8,8 @@ run_parallel whose processes reach collectives only at the top level of their fu
 straight-line code at the op's place: every process's body is copied (replica_id and
 partition_id become constants), and the copies are interleaved as the processes would meet,
 each collective becoming the StableHLO ops that compute what upstream's Ops.cpp computes
-(`collectives`).  A grid whose processes never wait for each other runs natively (so
+(`collectives`).  Groups given as mesh axes are first spelled out as the dense groups
+upstream flattens them to.  A grid whose processes never wait for each other runs natively (so
 `interpreter.print` there shows its own names); so does one with a collective inside a loop or
 a called function, which shlo does not lower.
 """
@@ -21,12 +22,15 @@ from typing import Any
 from shlo.interpreter import collectives as lower
 from shlo.interpreter.collectives import ParallelError
 from shlo.ir.edit import functions, ops_in
-from shlo.ir.stablehlo import ir
+from shlo.ir.stablehlo import ir, passmanager
 
 BLOCKING = {f"stablehlo.{n}" for n in lower.RENDEZVOUS} | {"stablehlo.send", "stablehlo.recv"}
 _IDS = {"stablehlo.replica_id", "stablehlo.partition_id"}
 _FEEDS = {"stablehlo.infeed", "stablehlo.outfeed"}
 PROCESS_OPS = BLOCKING | _IDS | _FEEDS
+# Upstream's own flattening of mesh axes into dense groups (flattenReplicaGroupMeshAxes, which
+# its interpreter calls too), reached through the pass that writes them for older versions.
+_FLATTEN_MESHES = "builtin.module(stablehlo-compatibility-expander{target=1.14.0})"
 
 
 @dataclass
@@ -97,6 +101,7 @@ def lower_run_parallel(module: Any) -> None:
 
     Runs with the module's context current; raises ParallelError where the processes would
     wait for each other forever."""
+    spell_out_mesh_groups(module)
     table = functions(module)
     for site in ops_in(module, "interpreter.run_parallel"):
         programs = [_symbols(row) for row in ir.ArrayAttr(site.attributes["programs"])]
@@ -107,6 +112,25 @@ def lower_run_parallel(module: Any) -> None:
             continue  # nothing to wait for: the native threads cannot time out
         with ir.InsertionPoint(site), site.location:
             _lower(site, programs, table)
+
+
+def spell_out_mesh_groups(module: Any) -> None:
+    """Give each collective whose `replica_groups` are mesh axes the dense groups upstream
+    flattens them to; axes upstream cannot flatten stay, and the native run reports them."""
+    grouped = [op for op in ops_in(module) if "replica_groups" in op.attributes]
+    if all(isinstance(op.attributes["replica_groups"], ir.DenseElementsAttr) for op in grouped):
+        return
+    clone = module.operation.clone()
+    try:
+        passmanager.PassManager.parse(_FLATTEN_MESHES).run(clone)
+    except ir.MLIRError:
+        return  # left to the native run, which fails as upstream's does
+    flattened = [op for op in ops_in(clone) if "replica_groups" in op.attributes]
+    for op, spelled in zip(grouped, flattened, strict=True):
+        groups = spelled.attributes["replica_groups"]
+        if isinstance(groups, ir.DenseElementsAttr):
+            op.attributes["replica_groups"] = groups
+    clone.erase()
 
 
 def _processes(site: Any, programs: list[list[str]], table: dict[str, Any]) -> list[_Process]:

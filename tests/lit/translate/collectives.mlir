@@ -127,3 +127,41 @@ module @send_recv {
     func.return
   }
 }
+
+// -----
+
+// Groups as mesh axes: upstream flattens them to dense groups (flattenReplicaGroupMeshAxes);
+// shlo spells them out the same way, so this 8-process grid runs in one thread too.  On a
+// 2x4 mesh the axis "x" groups devices {0,4}, {1,5}, {2,6}, {3,7}; subtract shows the order.
+module @mesh_axes {
+  func.func @sub(%x: tensor<i64>) -> tensor<i64> {
+    %r = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+        %d = stablehlo.subtract %a, %b : tensor<i64>
+        stablehlo.return %d : tensor<i64>
+    }) {
+      replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>, #stablehlo.mesh_axis<name = "y", size = 4>]>, axes = [#stablehlo.axis_ref<name = "x">]>,
+      channel_handle = #stablehlo.channel_handle<handle = 0, type = 0>
+    } : (tensor<i64>) -> tensor<i64>
+    return %r : tensor<i64>
+  }
+  func.func @main() {
+    %p0 = stablehlo.constant dense<1> : tensor<i64>
+    %p1 = stablehlo.constant dense<2> : tensor<i64>
+    %p2 = stablehlo.constant dense<4> : tensor<i64>
+    %p3 = stablehlo.constant dense<8> : tensor<i64>
+    %p4 = stablehlo.constant dense<16> : tensor<i64>
+    %p5 = stablehlo.constant dense<32> : tensor<i64>
+    %p6 = stablehlo.constant dense<64> : tensor<i64>
+    %p7 = stablehlo.constant dense<128> : tensor<i64>
+    %r:8 = "interpreter.run_parallel"(%p0, %p1, %p2, %p3, %p4, %p5, %p6, %p7) {
+      programs = [[@sub], [@sub], [@sub], [@sub], [@sub], [@sub], [@sub], [@sub]]
+    } : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>) -> (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)
+    check.expect_eq_const %r#0, dense<-15> : tensor<i64>
+    check.expect_eq_const %r#4, dense<-15> : tensor<i64>
+    check.expect_eq_const %r#1, dense<-30> : tensor<i64>
+    check.expect_eq_const %r#3, dense<-120> : tensor<i64>
+    check.expect_eq_const %r#7, dense<-120> : tensor<i64>
+    func.return
+  }
+}
