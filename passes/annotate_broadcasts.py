@@ -11,7 +11,7 @@ such proven dims are marked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.edit import ops_in
 from shlo.ir.stablehlo import ir
@@ -76,7 +76,7 @@ def _own_size(entry: Any, operand: Any, index: int) -> bool:
 
 
 def _integer(attribute: Any) -> int:
-    return ir.IntegerAttr(attribute).value
+    return cast(int, ir.IntegerAttr(attribute).value)
 
 
 def _nonexpanding(op: Any) -> list[int]:

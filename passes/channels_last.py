@@ -19,7 +19,7 @@ allows it, and a module without convolutions is left as it was.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -140,7 +140,7 @@ def _movable(value: Any, permutation: list[int]) -> bool:
     op = producer(value)
     name = "" if op is None else op.name
     if name == "stablehlo.constant":
-        return ir.DenseElementsAttr(op.attributes["value"]).is_splat
+        return cast(bool, ir.DenseElementsAttr(op.attributes["value"]).is_splat)
     return name == "stablehlo.broadcast_in_dim" or _layout_transpose(value) == permutation
 
 

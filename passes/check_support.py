@@ -9,6 +9,8 @@ all of them at once, each at its location, with a count per kind, and fails when
 - `luminal`: the rules Luminal's HLO importer documents: one function and no calls, a fixed op
   list, splat literals only, add/or/max reduce bodies, NCHW convolutions.
 There is no default consumer: `target` must be named.
+jaxlib's CPU LAPACK custom calls (`lapack_sgetrf_ffi`, ...) are named, with what each computes
+and whether the jax profile rewrites it into portable StableHLO (`shlo-jax-linalg`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from shlo.interpreter.unsupported import PARALLEL_ONLY, unsupported_ops
 from shlo.ir.edit import functions, ops_in
 from shlo.ir.module import constant_value
 from shlo.ir.stablehlo import ir
+from shlo.passes.jax_linalg_calls import describe
 from shlo.pipeline.python_pass import PassFailure, register_pass
 
 Problem = tuple[Any, str, str]  # (op, kind counted in the summary, message)
@@ -165,6 +168,18 @@ def iree_problems(module: Any) -> list[Problem]:
     return [(op, op.name, message) for op, message in legality.rejected(module)]
 
 
+def named_calls(problems: list[Problem]) -> list[Problem]:
+    """The problems with each of jaxlib's LAPACK calls named, and whether shlo rewrites it."""
+    named = []
+    for op, kind, message in problems:
+        target = ""
+        if op.name == "stablehlo.custom_call":
+            target = ir.StringAttr(op.attributes["call_target_name"]).value
+        said = describe(target) if target else None
+        named.append((op, target, f"{message}: {said}") if said else (op, kind, message))
+    return named
+
+
 TARGETS: dict[str, Callable[[Any], list[Problem]]] = {
     "iree": iree_problems,
     "interpreter": interpreter_problems,
@@ -178,7 +193,7 @@ def check_support(module: Any, options: CheckSupportOptions) -> None:
     if options.target not in TARGETS:
         given = f"not '{options.target}'" if options.target else "none was given"
         raise PassFailure(f"target must be one of {', '.join(TARGETS)}: {given}")
-    problems = TARGETS[options.target](module)
+    problems = named_calls(TARGETS[options.target](module))
     for op, _, message in problems:
         op.location.emit_error(f"{options.target}: {message}")
     if problems:

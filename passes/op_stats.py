@@ -13,7 +13,7 @@ import math
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.measures import contraction_depth
 from shlo.ir.stablehlo import ir
@@ -55,7 +55,7 @@ def _matmul_flops(op: Any) -> int:
     lhs, rhs, result = (ir.ShapedType(v.type) for v in (*op.operands[:2], op.results[0]))
     if not (lhs.has_static_shape and rhs.has_static_shape and result.has_static_shape):
         return 0
-    return 2 * math.prod(result.shape) * contraction_depth(op)
+    return cast(int, 2 * math.prod(result.shape) * contraction_depth(op))
 
 
 def function_stats(function: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ comparator sees and is subtracted from the sorted indices.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.edit import create, ops_in, producer
 from shlo.ir.stablehlo import ir
@@ -66,7 +66,7 @@ def _made_at_run_time(iota: Any, keys: Any) -> Any:
 def _fits(value: Any, offset: int) -> bool:
     tensor = ir.RankedTensorType(value.type)
     width = ir.IntegerType(tensor.element_type).width
-    return max(tensor.shape, default=0) + offset < 2 ** (width - 1)
+    return cast(bool, max(tensor.shape, default=0) + offset < 2 ** (width - 1))
 
 
 def _give_own_iota(sort: Any, index: int, offset: int) -> None:

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from shlo.errors import PipelineError
 from shlo.ir.edit import combiner, create, ops_in, producer, shaped_like
 from shlo.ir.elementwise import ELEMENTWISE, FLOATS, compare, zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
-from shlo.pipeline.python_pass import OptionError, register_pass
+from shlo.pipeline.python_pass import register_pass
 
 # Element types a carried value may have: float math on padded keys cannot trap, and
 # comparisons of them give i1.
@@ -42,7 +43,7 @@ class PadAttentionKeysOptions:
 
     def __post_init__(self) -> None:
         if self.multiple < 1:
-            raise OptionError(f"option 'multiple': {self.multiple} is not a positive count")
+            raise PipelineError(f"option 'multiple': {self.multiple} is not a positive count")
 
 
 @dataclass
@@ -117,7 +118,7 @@ def _carried_axis(user: Any, index: int, axis: int, size: int) -> int | None:
         return _reshaped_axis(_shape(user.operands[0]), _shape(user.result), axis)
     if name == "stablehlo.reduce" and index == 0 and len(user.operands) == 2:
         dims = list(ir.DenseI64ArrayAttr(user.attributes["dimensions"]))
-        return axis - sum(d < axis for d in dims)
+        return cast("int | None", axis - sum(d < axis for d in dims))
     return None
 
 
@@ -291,7 +292,7 @@ def _splat(value: Any) -> float | bool | None:
 def _number(scalar: Any) -> float | bool | None:
     for kind in (ir.FloatAttr, ir.IntegerAttr):
         try:
-            return kind(scalar).value
+            return cast("float | bool | None", kind(scalar).value)
         except ValueError:
             continue
     return None

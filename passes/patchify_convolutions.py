@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.edit import rewrite_each, transpose
 from shlo.ir.elementwise import static_float, zeros
@@ -90,14 +90,16 @@ def _im2col_pays(conv: Any) -> bool:
     features = ir.RankedTensorType(conv.operands[0].type).shape[numbers.input_feature_dimension]
     shape = ir.RankedTensorType(conv.results[0].type).shape
     positions = math.prod(shape[d] for d in numbers.output_spatial_dimensions)
-    return features >= IM2COL_MIN_FEATURES and positions <= IM2COL_MAX_POSITIONS
+    return cast(bool, features >= IM2COL_MIN_FEATURES and positions <= IM2COL_MAX_POSITIONS)
 
 
 def _tensor(shape: list[int], element: Any) -> Any:
     return ir.RankedTensorType.get(shape, element)
 
 
-def _create(name: str, shape: list[int], element: Any, operands: list, **attributes: Any) -> Any:
+def _create(
+    name: str, shape: list[int], element: Any, operands: list[Any], **attributes: Any
+) -> Any:
     return ir.Operation.create(
         name, results=[_tensor(shape, element)], operands=operands, attributes=attributes
     ).results[0]

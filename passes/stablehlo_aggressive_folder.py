@@ -167,7 +167,7 @@ def run_on_functions(module: Any, build: Callable[[], Any]) -> None:
             raise PassFailure("the patterns did not converge", op.operation) from None
 
 
-def replace_with_constant(op: Any, rewriter: Any, type_: Any, values: list) -> bool:
+def replace_with_constant(op: Any, rewriter: Any, type_: Any, values: list[Any]) -> bool:
     """rewriter.replaceOpWithNewOp<ConstantOp>: a constant of `type_` before `op`."""
     with rewriter.ip, op.location:
         new = constant(type_, values)
@@ -223,6 +223,7 @@ def fold_binary(
     if lhs is None or rhs is None or lhs.type != rhs.type or not is_static(type_):
         return None
     kind = lhs.kind
+    compute: Callable[[int, int], int | None]
     if kind.name == "int" and int_fn is not None:
         compute = lambda a, b: int_fn(a, b, kind)  # noqa: E731
     elif kind.name == "float" and kind.fmt is not None and float_fn is not None:
@@ -655,7 +656,7 @@ def fold_concatenate(op: Any, rewriter: Any, options: Any) -> bool:
     top = 1
     for size in _shape(type_)[:dimension]:
         top *= size
-    values: list = []
+    values: list[Any] = []
     expanded = [elements.all() for elements in inputs]
     for i in range(top):
         for elements, data in zip(inputs, expanded, strict=True):
@@ -669,7 +670,7 @@ def fold_concatenate_adjacent_splats(op: Any, rewriter: Any, options: Any) -> bo
     dimension = ir.IntegerAttr(op.attributes["dimension"]).value
     operands = list(op.operands)
     splats = [_splat_key(value) for value in operands]
-    new_operands: list = []
+    new_operands: list[Any] = []
     i = 0
     with rewriter.ip, op.location:
         while i < len(operands):

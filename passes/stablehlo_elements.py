@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.stablehlo import ir
 
@@ -102,7 +102,7 @@ class FloatFormat:
         """The value of a non-NaN number as a Python float: exact, every format here fits a
         double."""
         if self.width == 64:
-            return struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+            return cast(float, struct.unpack("<d", bits.to_bytes(8, "little"))[0])
         negative, exponent, fraction = self.fields(bits)
         if exponent == self.top_exponent:
             magnitude = math.inf
@@ -240,7 +240,7 @@ class Elements:
     """The elements of a dense constant: raw bits, one value standing for all when `splat`."""
 
     type: Any
-    values: list
+    values: list[Any]
     splat: bool
 
     @property
@@ -251,7 +251,7 @@ class Elements:
     def size(self) -> int:
         return num_elements(self.type)
 
-    def all(self) -> list:
+    def all(self) -> list[Any]:
         return self.values * self.size if self.splat else self.values
 
     def splat_value(self) -> Any:
@@ -353,7 +353,7 @@ def _bits_by_mlir(token: str, element: Any) -> int | None:
         return 0
     data = bytes.fromhex(text[len('dense<"0x') : text.index('"', len('dense<"0x'))])
     kind = element_kind(element)
-    return _from_bytes(data[: kind.storage_bytes], kind)
+    return cast("int | None", _from_bytes(data[: kind.storage_bytes], kind))
 
 
 def attribute_text(type_: Any, values: Sequence[Any]) -> str:
@@ -541,7 +541,7 @@ def float_to_int(fmt: FloatFormat, bits: int, width: int, unsigned: bool) -> int
 
 def to_double(fmt: FloatFormat, bits: int) -> float:
     double_bits, _ = convert_float(fmt, F64, bits)
-    return struct.unpack("<d", double_bits.to_bytes(8, "little"))[0]
+    return cast(float, struct.unpack("<d", double_bits.to_bytes(8, "little"))[0])
 
 
 def from_double(fmt: FloatFormat, value: float) -> int:
@@ -563,7 +563,7 @@ def libm() -> ctypes.CDLL:
 
 def c_math(name: str, value: float) -> float:
     """The C library's double function `name` (cos, sin, tan, tanh, exp, log, erf, sqrt)."""
-    return getattr(libm(), name)(value)
+    return cast(float, getattr(libm(), name)(value))
 
 
 def region_block(op: Any, index: int = 0) -> Any:
@@ -578,5 +578,5 @@ def block_terminator(block: Any) -> Any:
 def defined_in(value: Any, block: Any) -> bool:
     """Whether `value` is an argument of `block` or the result of an op directly in it."""
     if isinstance(value.owner, ir.Block):
-        return value.owner == block
-    return value.owner.operation.block == block
+        return cast(bool, value.owner == block)
+    return cast(bool, value.owner.operation.block == block)

@@ -141,13 +141,15 @@ def _fused(*ops: Any) -> Any:
     return ir.Location.fused([op.location for op in ops])
 
 
-def _create(name: str, results: list, operands: list, attributes: dict | None = None) -> Any:
+def _create(
+    name: str, results: list[Any], operands: list[Any], attributes: dict[str, Any] | None = None
+) -> Any:
     return ir.Operation.create(
         name, results=results, operands=operands, attributes=attributes or {}
     )
 
 
-def _replace(op: Any, rewriter: Any, values: list) -> bool:
+def _replace(op: Any, rewriter: Any, values: list[Any]) -> bool:
     rewriter.replace_op(op, values)
     return True
 
@@ -227,7 +229,12 @@ def _replace_with_value(op: Any, rewriter: Any, value: Any, merge: bool = True) 
 
 
 def _build_root(
-    op: Any, rewriter: Any, name: str, operands: list, attributes: dict, *matched: Any
+    op: Any,
+    rewriter: Any,
+    name: str,
+    operands: list[Any],
+    attributes: dict[str, Any],
+    *matched: Any,
 ) -> bool:
     """Replace the root with a new op of its result types, at DRR's fused location, carrying
     the root's discardable attributes."""
@@ -441,7 +448,7 @@ def dynamic_gather_to_gather(op: Any, rewriter: Any, options: Any) -> bool:
     return _build_root(op, rewriter, "stablehlo.gather", operands, attributes, sizes_op)
 
 
-def _all_int_values(values: list) -> list[list[int]] | None:
+def _all_int_values(values: list[Any]) -> list[list[int]] | None:
     """_int_values of each of `values`, or None where one is not an integer constant."""
     found = [_int_values(value) for value in values]
     known = [ints for ints in found if ints is not None]
@@ -840,7 +847,7 @@ def compare_canon(op: Any, rewriter: Any, options: Any) -> bool:
     return False
 
 
-def _copy(op: Any, rewriter: Any, operands: list) -> bool:
+def _copy(op: Any, rewriter: Any, operands: list[Any]) -> bool:
     """The op again with other operands (upstream edits it in place): attributes, result
     types and location kept."""
     attributes = {name: op.attributes[name] for name in op.attributes}
@@ -900,7 +907,7 @@ def custom_call_backend_config_to_ffi(op: Any, rewriter: Any, options: Any) -> b
 
 
 def _refine(
-    op: Any, rewriter: Any, name: str, type_: Any, operands: list, attributes: dict
+    op: Any, rewriter: Any, name: str, type_: Any, operands: list[Any], attributes: dict[str, Any]
 ) -> bool:
     """refineOpWithNewOp: the new op, with a convert back to the old type for users outside
     the StableHLO dialect."""
@@ -1114,7 +1121,7 @@ def reduce_empty(op: Any, rewriter: Any, options: Any) -> bool:
     return _replace(op, rewriter, values)
 
 
-def _reducer_dependencies(block: Any, returned: list) -> tuple[list, list[bool]]:
+def _reducer_dependencies(block: Any, returned: list[Any]) -> tuple[list[Any], list[bool]]:
     """The body ops the `returned` values are computed with, and which argument pairs they
     read (an argument used makes its whole pair used)."""
     arguments = list(block.arguments)
@@ -1186,7 +1193,7 @@ def reduce_unused_results(op: Any, rewriter: Any, options: Any) -> bool:
     return True
 
 
-def _remap(op: Any, mapping: dict) -> None:
+def _remap(op: Any, mapping: dict[str, Any]) -> None:
     """Point the operands of `op` and of the ops in its regions at their new values."""
 
     def visit(nested: Any) -> Any:
@@ -1388,7 +1395,7 @@ def slice_of_concatenate(op: Any, rewriter: Any, options: Any) -> bool:
     return _replace(op, rewriter, list(new.results))
 
 
-def _concat_type(values: list, dimension: int) -> Any:
+def _concat_type(values: list[Any], dimension: int) -> Any:
     """ConcatenateOp's inferred type: the inputs' shape, summed along `dimension`."""
     shape = _shape(values[0].type)
     shape[dimension] = sum(_shape(value.type)[dimension] for value in values)

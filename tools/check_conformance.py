@@ -12,7 +12,11 @@ in float32 with special values; any mismatch fails it too (a wrong number is nev
 within the ratchet).  The suites live beside the
 repository (`../shared/conformance/`) or under $SHLO_CONFORMANCE_DIR, never inside it; without
 them this says so and exits 0.  Each prints the runner's summary and exits 1 when its pass rate
-falls below the floor in `tools/conformance_floor.json`.  Raise the floor when the rate goes up.
+falls below the floor in `tools/conformance_floor.json`.
+`jax-harness` and `jax-back-compat`: JAX's primitive test harnesses (a slice, on llvm-cpu) and
+its CPU export back-compatibility data (in the interpreter) through `tools/jax_sweep.py`,
+against XLA:CPU; any mismatch fails them (docs/jax-conformance.md).
+Raise the floor when the rate goes up.
 """
 
 from __future__ import annotations
@@ -33,13 +37,19 @@ FLOOR = ROOT / "tools" / "conformance_floor.json"
 TOOLS = ROOT / ".venv" / "bin"
 SLICE = 6  # the e2e slice: every 6th test, about 270 of 1,600 (under 10 minutes on 2 cores)
 OPINFO_SLICE = 30
+JAX_HARNESS_SLICE = 100  # JAX's primitive harnesses: every 100th of 5,594
 # Statuses that are neither a pass nor a failure of shlo's: the suite cannot run the test, or
 # eager / torch.export cannot run the sample, or it is random (checked by distribution).
 NOT_COUNTED = ("unsupported", "skipped", "eager_error", "export_error", "random")
 # Statuses that fail a suite whatever its rate: a check that cannot fail, a wrong number.
 # `known` in the floor file lists the tests (for opinfo: the entries) whose mismatch is known
 # and reported, not yet fixed; the list may only shrink.
-NEVER = {"stablehlo": ("vacuous",), "opinfo": ("mismatch",)}
+NEVER = {
+    "stablehlo": ("vacuous",),
+    "opinfo": ("mismatch",),
+    "jax-harness": ("mismatch",),
+    "jax-back-compat": ("mismatch",),
+}
 
 
 def llvm_filecheck() -> str | None:
@@ -87,11 +97,28 @@ def _opinfo(suite: Path, jobs: int, report: Path) -> list[str]:
     return [*command, "--jobs", str(jobs), "--json", str(report), "-q"]
 
 
+def _jax(suite: str, target: str, jobs: int, report: Path) -> list[str]:
+    command = [str(TOOLS / "python"), str(ROOT / "tools" / "jax_sweep.py"), "--suite", suite]
+    return [*command, "--target", target, "--jobs", str(jobs), "--json", str(report), "-q"]
+
+
+def _jax_harness(suite: Path, jobs: int, report: Path) -> list[str]:
+    """Every JAX_HARNESS_SLICE-th of JAX's primitive harnesses, on llvm-cpu."""
+    return [*_jax("harness", "llvm-cpu", jobs, report), "--slice", str(JAX_HARNESS_SLICE)]
+
+
+def _jax_back_compat(suite: Path, jobs: int, report: Path) -> list[str]:
+    """JAX's CPU back-compatibility data, in the interpreter (llvm-cpu: the slow sweep)."""
+    return _jax("back-compat", "interpreter", jobs, report)
+
+
 SUITES = {
     "stablehlo": _stablehlo,
     "torch-e2e": _torch_e2e,
     "torch-e2e-vulkan": _torch_e2e_vulkan,
     "opinfo": _opinfo,
+    "jax-harness": _jax_harness,
+    "jax-back-compat": _jax_back_compat,
 }
 
 

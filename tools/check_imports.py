@@ -25,13 +25,20 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = {"shlo": ROOT / "python" / "shlo", "shlo.passes": ROOT / "passes"}
 # The project's other Python (tests, tools, benchmarks, examples): no private names from shlo.
 USERS = ("tests", "tools", "benchmarks", "examples")
-BINDINGS = ("torch_mlir", "iree", "tensorflow")
+BINDINGS = ("torch_mlir", "iree", "tensorflow", "jax", "jaxlib")
 BINDING_MODULES = {
     "shlo.ir.stablehlo": "torch-mlir's MLIR bindings with StableHLO",
     "shlo.ir.iree": "IREE's MLIR bindings",
     "shlo.runtime.bindings": "IREE's runtime bindings",
     "shlo.frontend.fx_importer": "torch-mlir's FX importer and its internals",
     "shlo.serving.tf_writer": "TensorFlow, in a child process (its MLIR and torch-mlir's clash)",
+    "shlo.jax.child": "JAX, in a child process (shlo's own never loads jaxlib by default)",
+    "shlo.jax.artifacts": "jaxlib's StableHLO, in JAX's child process",
+    "shlo.jax.harness_child": "JAX, in the harness sweep's child process",
+    "shlo.jax.harness_cases": "JAX, in the harness sweep's child process",
+    "shlo.jax.linalg_child": "JAX, in the linear-algebra child process",
+    "shlo.jax.linalg_algorithms": "JAX, in the JAX child processes",
+    "shlo.jax.linalg_contracts": "JAX, in the JAX child processes",
 }
 
 # Folders and top-level modules, from the top layer down.  Within a layer the folders are
@@ -42,7 +49,7 @@ LAYERS = (
     ("shlo.tools",),  # the commands
     ("shlo", "shlo.api"),  # the Python entry points
     ("shlo.serving",),  # SavedModels, from what the products make
-    ("shlo.torch", "shlo.compare"),  # products: PyTorch end to end, devices against the oracle
+    ("shlo.torch", "shlo.jax", "shlo.compare"),  # products: PyTorch, JAX end to end; the oracles
     ("shlo.passes",),  # shlo's own passes, reached by name through the pipeline
     ("shlo.frontend", "shlo.backend", "shlo.interpreter"),  # the stages
     ("shlo.runtime",),

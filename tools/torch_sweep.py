@@ -34,6 +34,7 @@ from pathlib import Path
 from queue import Queue
 
 import torch_sweep_cases as cases
+from sweep_summary import summary
 from tqdm import tqdm
 
 from shlo.ir.output import write_file
@@ -154,15 +155,6 @@ def _attempts(worker: Worker, key: str, dtype: str, timeout: float) -> Iterator[
             yield {**alone, "sample": index}
 
 
-def summary(results: list[dict]) -> tuple[str, float]:
-    """The one-line count by status and the pass rate over the counted samples."""
-    counts = Counter(r["status"] for r in results)
-    counted = len(results) - sum(counts[s] for s in NOT_COUNTED)
-    rate = counts["pass"] / counted if counted else 0.0
-    parts = ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
-    return f"{len(results)} samples: {parts} => {rate:.1%} of {counted} counted", rate
-
-
 def _by_entry(results: list[dict]) -> list[str]:
     """A line for each entry with a sample that neither passed nor is counted apart."""
     failing: dict[str, Counter] = {}
@@ -213,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     args.progress = None if args.quiet else tqdm(total=len(todo), file=sys.stderr)
     results = _run(args, todo)
-    line, rate = summary(results)
+    line, rate = summary(results, NOT_COUNTED, "samples")
     if not args.quiet:
         print("\n".join(_by_entry(results)))
     if args.compare:

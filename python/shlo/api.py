@@ -4,20 +4,29 @@
     y = compiled(x)                       # same output structure as model(x)
 
 Stages, in the order data flows: `import_model` (frontend) -> `flatten` / `run_pipeline`
-(pipeline) -> `compile_module` (backend) -> `LoadedModule` (runtime).  Importing this module
+(pipeline) -> `compile_module` (backend) -> `LoadedModule` (runtime).  JAX functions come in
+through `import_jax` / `compile_jax`, with JAX in a child process of its own.  Importing this module
 loads torch and both IREE wheels; scripts that only run pipelines import `shlo.pipeline.run`.
 """
 
 from __future__ import annotations
 
 from shlo.backend.compile import Compiled, compile_module
-from shlo.backend.targets import DEVICES, HOST_DEVICES, CompileError, Target
-from shlo.errors import ShloError
-from shlo.frontend.torch_import import FrontendError, Imported, import_model
+from shlo.backend.targets import DEVICES, HOST_DEVICES, Target
+from shlo.errors import (
+    CompileError,
+    FrontendError,
+    ParseError,
+    PipelineRunError,
+    RunError,
+    ShloError,
+)
+from shlo.frontend.torch_import import Imported, import_model
 from shlo.ir.load import load
-from shlo.ir.module import IRModule, ParseError, PrintOptions
-from shlo.pipeline.run import FLATTEN, PipelineRunError, flatten, run_pipeline
-from shlo.runtime.errors import RunError
+from shlo.ir.module import IRModule, PrintOptions
+from shlo.jax.compiled import CompiledJax, compile_jax
+from shlo.jax.importer import JaxModule, import_jax
+from shlo.pipeline.run import FLATTEN, flatten, run_pipeline
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.runtime.numerics import assert_close
 from shlo.torch.compile_torch import compile_torch
@@ -30,10 +39,12 @@ __all__ = [
     "HOST_DEVICES",
     "CompileError",
     "Compiled",
+    "CompiledJax",
     "CompiledModel",
     "FrontendError",
     "IRModule",
     "Imported",
+    "JaxModule",
     "LoadedModule",
     "ParseError",
     "PipelineRunError",
@@ -43,9 +54,11 @@ __all__ = [
     "Target",
     "assert_close",
     "available_devices",
+    "compile_jax",
     "compile_module",
     "compile_torch",
     "flatten",
+    "import_jax",
     "import_model",
     "load",
     "on_faster_host_device",

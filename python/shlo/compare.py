@@ -1,16 +1,19 @@
-"""Three-way numerics: the StableHLO interpreter (the reference), IREE on every device here, and
-PyTorch eager when there is one; when a device diverges, the first op whose value differs.
+"""Three-way numerics: a reference (the StableHLO interpreter by default, or XLA:CPU through
+`shlo.jax.xla_cpu`), IREE on every device here, and PyTorch eager when there is one; when a
+device diverges, the first op whose value differs.
 
     reports = compare_devices(module, inputs)    # interpreter vs each device
     reports = compare_devices(module, inputs, candidate=other)
-    # `other` compiled, `module` interpreted
+    # `other` compiled, `module` run by the reference
+    reports = compare_devices(module, inputs, reference=Reference("xla-cpu", run_on_xla_cpu))
 
 Narrowing needs no search: one variant of the program returns every intermediate value of
-@main, which is interpreted once and run once per device, and compared op by op.
+@main, which the reference runs once and each device runs once, and compared op by op.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,20 +22,30 @@ from shlo.backend.compile import compile_module
 from shlo.backend.targets import DEVICES, target_for_device
 from shlo.interpreter.evaluate import interpret_module
 from shlo.ir.diagnostics import location_text
-from shlo.ir.edit import functions, return_also
+from shlo.ir.edit import functions, return_also, returned_values
 from shlo.ir.module import IRModule
 from shlo.ir.stablehlo import WORLD, ir, make_context
 from shlo.ir.worlds import ContextPolicy
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.runtime.numerics import OutputCheck, check_one
 
+
+@dataclass(frozen=True)
+class Reference:
+    """What the devices are held to: a name for reports and a way to run @main once."""
+
+    name: str
+    run: Callable[[IRModule, list[np.ndarray]], list[np.ndarray]]
+
+
+INTERPRETER = Reference("interpreter", interpret_module)
 # By default each target runs once, on its default device.
 _DEFAULT_DEVICES = tuple(target.default_device for target in dict.fromkeys(DEVICES.values()))
 
 
 @dataclass(frozen=True)
 class Divergence:
-    """The first op of @main whose value differs from the interpreter's."""
+    """The first op of @main whose value differs from the reference's."""
 
     op: str
     location: str
@@ -53,10 +66,12 @@ class DeviceReport:
 
 def _with_intermediates(module: IRModule) -> tuple[IRModule, list[tuple[str, str, str]]]:
     """A copy of `module` whose @main also returns every (non-f64) value its top-level ops
-    compute."""
+    compute (without its results' attributes, such as JAX's names, which fit only its own)."""
     context = make_context(ContextPolicy())
     copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
     main = functions(copy)["main"]
+    if "res_attrs" in main.attributes:
+        del main.attributes["res_attrs"]
     block = main.regions[0].blocks[0]
     values, sites = [], []
     for op in list(block.operations)[:-1]:
@@ -88,12 +103,13 @@ def compare_devices(
     *,
     candidate: IRModule | None = None,
     devices: list[str] | None = None,
+    reference: Reference = INTERPRETER,
 ) -> list[DeviceReport]:
-    """Interpret `module`; compile `candidate` (default: `module`) for each device and compare."""
-    reference = interpret_module(module, inputs)
-    count = len(reference)
+    """Run `module` on the reference; compile `candidate` (default: `module`) for each device
+    and compare."""
+    count = len(returned_values(functions(module.operation)["main"]))
     wide_reference, reference_sites = _with_intermediates(module)
-    expected = interpret_module(wide_reference, inputs)
+    expected = reference.run(wide_reference, inputs)
     wide_candidate, sites = _with_intermediates(candidate or module)
     # the first diverging value is found only where the two programs' top-level ops pair up
     aligned = len(sites) == len(reference_sites)
@@ -113,10 +129,14 @@ def compare_devices(
     return reports
 
 
-def format_reports(reports: list[DeviceReport], eager: list[OutputCheck] | None = None) -> str:
+def format_reports(
+    reports: list[DeviceReport],
+    eager: list[OutputCheck] | None = None,
+    reference: str = INTERPRETER.name,
+) -> str:
     lines = [
         f"{'device':<12}{'output':<8}{'max abs':>11}{'max rel':>11}  status",
-        f"{'interpreter':<12}{'all':<8}{'':>11}{'':>11}  reference",
+        f"{reference:<12}{'all':<8}{'':>11}{'':>11}  reference",
     ]
     rows = [(report.device, report.checks) for report in reports]
     if eager is not None:

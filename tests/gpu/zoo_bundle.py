@@ -1,6 +1,7 @@
 """The model zoo on a GPU machine that has no compiler: compile here, run there.
 
     python tests/gpu/zoo_bundle.py make .gpu-bundle [--cuda-arch sm_80] [--bench bert,resnet50]
+                                   [--jax]
     python3 tests/gpu/zoo_bundle.py run .gpu-bundle --device cuda         # on the GPU machine
 
 `make` imports, flattens and compiles every zoo model for CUDA and stores, per model, the
@@ -11,6 +12,10 @@ iree-base-runtime wheel: it runs each module on the device and compares with eag
 the `.vmfb` (only their names travel): `run` builds the same model there, writes its weights to
 a parameter archive, checks the module against eager on the CPU, and times it host to host
 against PyTorch eager and `torch.compile` on the same GPU, interleaved.
+
+`--jax` adds the JAX programs of `examples/jax/` (`jax_<name>`), each taken through
+`shlo import --frontend jax` and `shlo compile --target cuda` as docs/jax.md shows, with the
+inputs and JAX's own outputs that the program saves when run as a script.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import argparse
 import copy
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +42,27 @@ def _numpy(value: object) -> np.ndarray:
 
     tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(value)
     return tensor.detach().cpu().numpy()
+
+
+def make_jax(folder: Path, cuda_arch: str) -> None:
+    """Each JAX example compiled for CUDA through the `shlo` command, beside its inputs and
+    JAX's outputs."""
+    shlo = str(Path(sys.executable).parent / "shlo")
+    for program in sorted((HERE.parent.parent / "examples" / "jax").glob("*.py")):
+        name = program.stem
+        with tempfile.TemporaryDirectory() as scratch:
+            work = Path(scratch)
+            subprocess.run([sys.executable, str(program)], cwd=work, check=True)
+            inputs = sorted(p for p in work.glob("*.npy") if p.name != "expected.npy")
+            given = [f"--input=@{p}" for p in inputs]
+            mlir, vmfb = work / f"{name}.mlir", folder / f"jax_{name}.vmfb"
+            command = [shlo, "import", f"{program}:{name}", "--frontend", "jax", *given]
+            subprocess.run([*command, "-o", str(mlir)], check=True)
+            target = ["--target", "cuda", "--cuda-arch", cuda_arch]
+            subprocess.run([shlo, "compile", str(mlir), *target, "-o", str(vmfb)], check=True)
+            np.savez(folder / f"jax_{name}.inputs.npz", *[np.load(p) for p in inputs])
+            np.savez(folder / f"jax_{name}.expected.npz", np.load(work / "expected.npy"))
+        print(f"jax_{name}: compiled for {cuda_arch}")
 
 
 def make(folder: Path, cuda_arch: str, bench: list[str]) -> int:
@@ -197,12 +224,16 @@ def main() -> int:
     made.add_argument("folder", type=Path)
     made.add_argument("--cuda-arch", default="sm_80")
     made.add_argument("--bench", default="", help="comma-separated bench_models names")
+    made.add_argument("--jax", action="store_true", help="also the JAX programs of examples/jax")
     ran = sub.add_parser("run")
     ran.add_argument("folder", type=Path)
     ran.add_argument("--device", default="cuda")
     ran.add_argument("--runs", type=int, default=30, help="timed calls of each, per bench model")
     args = parser.parse_args()
     if args.mode == "make":
+        if args.jax:
+            args.folder.mkdir(parents=True, exist_ok=True)
+            make_jax(args.folder, args.cuda_arch)
         return make(args.folder, args.cuda_arch, [n for n in args.bench.split(",") if n])
     return run(args.folder, args.device, args.runs)
 

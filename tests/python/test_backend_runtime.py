@@ -10,9 +10,9 @@ import pytest
 
 from shlo.api import compile_module, flatten
 from shlo.backend import cache
-from shlo.backend.targets import CompileError, Target, cuda_arch
-from shlo.frontend.torch_import import FrontendError, import_model
-from shlo.runtime.errors import RunError
+from shlo.backend.targets import Target, cuda_arch
+from shlo.errors import CompileError, FrontendError, RunError
+from shlo.frontend.torch_import import import_model
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.tools.demo_models import MLP
 from zoo import EXAMPLES_FOR_CUDA

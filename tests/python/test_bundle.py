@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 import torch
 
+from shlo.errors import BundleError
 from shlo.runtime.numerics import assert_close
 from shlo.tools.demo_models import SmallCNN
-from shlo.torch.bundle import Bundle, BundleError, load_module, save_bundle
+from shlo.torch.bundle import Bundle, load_module, save_bundle
 
 
 class TwoHeads(torch.nn.Module):

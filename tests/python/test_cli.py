@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shlo.tools.cli import main
+from shlo.tools.cli import COMMANDS, main
 
 
 def test_import_compile_run_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,3 +79,39 @@ def test_keep_temps_keeps_what_iree_compile_got_and_the_command_reruns_it(
     path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"
     subprocess.run(["bash", "-c", command], check=True, env={**os.environ, "PATH": path})
     assert (kept / "module.vmfb").read_bytes() == vmfb.read_bytes()
+
+
+_LOADED = """
+import sys
+from shlo.tools.cli import COMMANDS, main
+try:
+    main({argv!r})
+except SystemExit as done:
+    names = sorted(m for m in sys.modules if m.startswith("shlo.tools.commands."))
+    print(done.code, "torch" in sys.modules, *names)
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "loaded"),
+    [
+        (["--help"], []),
+        (["run", "--help"], ["device", "results", "run"]),
+        (["bench", "--help"], ["bench", "device"]),
+    ],
+)
+def test_a_command_loads_its_own_module_only(argv: list[str], loaded: list[str]) -> None:
+    """Start-up: `shlo --help` imports no command; `shlo run` of a .vmfb needs no PyTorch."""
+    script = _LOADED.format(argv=argv)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    names = [f"shlo.tools.commands.{name}" for name in loaded]
+    assert done.stdout.splitlines()[-1].split() == ["0", "False", *names], done.stderr
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_has_its_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: shlo {command} [-h]") and "options:" in out

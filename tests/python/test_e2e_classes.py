@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from shlo.api import compile_torch
-from shlo.frontend.torch_import import FrontendError
+from shlo.errors import FrontendError
 
 
 class F64Table(torch.nn.Module):

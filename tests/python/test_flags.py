@@ -14,7 +14,8 @@ from shlo.backend.flags import (
     ModuleFacts,
     iree_compile_flags,
 )
-from shlo.backend.targets import DEVICES, HOST_DEVICES, CompileError, Target, target_for_device
+from shlo.backend.targets import DEVICES, HOST_DEVICES, Target, target_for_device
+from shlo.errors import CompileError
 from shlo.support.host import l2_bytes_per_thread
 
 VULKAN_FEATURES = "--iree-vulkan-target-features="

@@ -43,7 +43,7 @@ import pytest
 from shlo.ir.versions import unsealed
 
 FIXTURE_BUNDLE = Path(__file__).resolve().parent / "fixtures" / "torch_xla_bundle"
-COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "4"))
+COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "2"))
 SLOW_COUNT = int(os.environ.get("SHLO_FUZZ_SLOW_COUNT", "1000"))
 TIMEOUT = 180  # seconds: beyond any one read here (the bytecode guard gives up at 60 s)
 SENTINEL = b"the output before the run\n"

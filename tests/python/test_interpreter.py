@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from shlo.errors import InterpreterError, PortableError
 from shlo.interpreter.checks import ULP_INFINITE, ulp_difference
 from shlo.ir.check_dialect import CheckSyntaxError, generic_check, to_generic
 
@@ -157,7 +158,7 @@ def test_interpret_numpy_in_numpy_out_choosing_the_function() -> None:
 
 
 def test_interpreter_abort_is_an_error_not_a_dead_process() -> None:
-    from shlo.interpreter.evaluate import InterpreterError, interpret_module
+    from shlo.interpreter.evaluate import interpret_module
 
     with pytest.raises(InterpreterError, match="@divide: the interpreter aborted: SIGFPE"):
         interpret_module(_module(), [np.array([1, 2], np.int32)], "divide")
@@ -166,7 +167,7 @@ def test_interpreter_abort_is_an_error_not_a_dead_process() -> None:
 
 
 def test_complex_values_inside_real_values_out_complex_arguments_refused() -> None:
-    from shlo.interpreter.evaluate import InterpreterError, interpret_module
+    from shlo.interpreter.evaluate import interpret_module
 
     (spectrum,) = interpret_module(_module(), [np.array([1.0, 2.0], np.float64)], "spectrum")
     assert spectrum.tolist() == [3.0, -1.0]
@@ -175,7 +176,7 @@ def test_complex_values_inside_real_values_out_complex_arguments_refused() -> No
 
 
 def test_portable_artifact_round_trip_and_range() -> None:
-    from shlo.ir.portable import PortableError, deserialize, serialize
+    from shlo.ir.portable import deserialize, serialize
 
     module = _module()
     for target in ("minimum", "1.0.0", "current"):

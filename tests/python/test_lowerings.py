@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from shlo.api import compile_torch
-from shlo.frontend.torch_import import FrontendError, import_model
+from shlo.errors import FrontendError
+from shlo.frontend.torch_import import import_model
 from zoo import Apply
 
 aten = torch.ops.aten

@@ -11,12 +11,12 @@ import pytest
 import torch
 
 from shlo.api import compile_module, compile_torch, flatten
-from shlo.backend.compile import CompileError
+from shlo.errors import CompileError, RunError
 from shlo.frontend.torch_import import import_model
 from shlo.ir.module import IRModule
 from shlo.ir.stablehlo import WORLD
 from shlo.ir.worlds import ContextPolicy
-from shlo.runtime.loaded import LoadedModule, RunError
+from shlo.runtime.loaded import LoadedModule
 from shlo.runtime.numerics import assert_close
 from shlo.tools.demo_models import MLP
 
@@ -39,6 +39,7 @@ def test_weights_that_never_enter_the_ir_give_the_same_numbers(tmp_path: Path, t
         assert_close(compiled(x), model(x))
 
 
+@pytest.mark.slow  # model-sized: a module past the archive threshold
 def test_large_models_get_an_archive_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
     model, x = MLP().eval(), torch.randn(8, 64)
     weight_bytes = sum(t.nbytes for t in model.state_dict().values())

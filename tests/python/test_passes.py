@@ -36,7 +36,8 @@ def test_check_support_passes_a_model_its_target_runs(cnn_module, target: str) -
 
 
 def test_check_support_iree_names_every_op_iree_compile_stops_at() -> None:
-    from shlo.backend.compile import CompileError, compile_bytecode
+    from shlo.backend.compile import compile_bytecode
+    from shlo.errors import CompileError
 
     model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
     batch = torch.export.Dim("batch", min=1, max=64)

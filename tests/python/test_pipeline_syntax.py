@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from shlo.errors import PipelineError
 from shlo.ir.text import split_top_level
-from shlo.pipeline.syntax import Element, PipelineSyntaxError, flag_to_element, parse_pipeline
+from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline
 
 
 def test_split_respects_braces_parens_and_quotes() -> None:
@@ -29,7 +30,7 @@ def test_parse_pipeline_round_trips() -> None:
     ],
 )
 def test_malformed_pipelines_say_why(text: str, message: str) -> None:
-    with pytest.raises(PipelineSyntaxError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(PipelineError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_pipeline(text)
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from shlo.pipeline.python_pass import OptionError, PythonPass, register_pass
+from shlo.errors import PipelineError
+from shlo.pipeline.python_pass import PythonPass, register_pass
 from shlo.pipeline.python_registry import python_passes
 
 
@@ -40,13 +41,13 @@ def test_options_parse_with_types_and_defaults() -> None:
     ],
 )
 def test_bad_options_are_named(text: str, message: str) -> None:
-    with pytest.raises(OptionError, match=message):
+    with pytest.raises(PipelineError, match=message):
         _PASS.parse_options(text)
 
 
 def test_options_on_a_pass_without_options() -> None:
     bare = PythonPass("bare", "", lambda op, options: None)
-    with pytest.raises(OptionError, match="takes no options"):
+    with pytest.raises(PipelineError, match="takes no options"):
         bare.parse_options("x=1")
 
 

@@ -16,14 +16,10 @@ import torch
 from torch.export import Dim
 
 from conftest import needs_tensorflow
-from shlo.errors import ShloError
+from shlo.errors import SavedModelError, ShloError
 from shlo.runtime.numerics import assert_close
 from shlo.runtime.tensors import to_numpy
-from shlo.serving.saved_model import (
-    SavedModelError,
-    save_saved_model,
-    save_torch_module_as_tf_saved_model,
-)
+from shlo.serving.saved_model import save_saved_model, save_torch_module_as_tf_saved_model
 from shlo.tools.cli import main
 from shlo.torch.bundle import save_bundle
 

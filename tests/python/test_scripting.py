@@ -66,7 +66,7 @@ def test_run_mixes_worlds_and_captures_instrumentation() -> None:
 
 
 def test_unknown_pass_in_a_built_pipeline() -> None:
-    from shlo.pipeline.planner import UnknownPass
+    from shlo.errors import UnknownPass
 
     with pytest.raises(UnknownPass, match="did you mean 'canonicalize'"):
         Pipeline().canonicalise().run(_module())

@@ -210,3 +210,47 @@ def test_sine_cosine_and_tan_of_any_argument_match_eager() -> None:
         # f64 functions run in f32 on llvm-cpu after the reduction: f32's precision
         for actual, expected in zip(got, Trigonometry()(x), strict=True):
             torch.testing.assert_close(actual, expected, rtol=1e-6, atol=1e-7, equal_nan=True)
+
+
+class BooleanAdds(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor, index: torch.Tensor) -> tuple:
+        return (
+            a + b,
+            torch.add(a, b),
+            a.index_add(0, index, b),
+            torch.sum(a, 1, dtype=torch.bool),
+            a.sum(dtype=torch.bool),
+        )
+
+
+def test_boolean_adds_are_or_as_in_eager() -> None:
+    """StableHLO's add of booleans is OR; IREE added them modulo 2 (True + True was False), in
+    elementwise adds and in the bodies of reductions and scatters."""
+    generator = torch.Generator().manual_seed(0)
+    a = torch.rand(6, 5, generator=generator) > 0.4
+    b = torch.rand(6, 5, generator=generator) > 0.4
+    index = torch.tensor([0, 0, 1, 1, 1, 5])
+    model = BooleanAdds()
+    got, want = compile_torch(model, (a, b, index))(a, b, index), model(a, b, index)
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+class RightShifts(torch.nn.Module):
+    def forward(self, *pairs: torch.Tensor) -> tuple:
+        return tuple(
+            (torch.bitwise_right_shift(x, n), x >> 3)
+            for x, n in zip(pairs[::2], pairs[1::2], strict=True)
+        )
+
+
+def test_right_shifts_of_every_integer_dtype_match_eager() -> None:
+    """Unsigned values have no sign bit to shift in; IREE shifted in their top bit
+    (200 >> 1 of uint8 was 228)."""
+    inputs = []
+    for dtype in INTEGERS:
+        x = _specials(dtype)
+        width = torch.iinfo(dtype).bits
+        inputs += [x, torch.arange(x.numel()).reshape(x.shape).remainder(width).to(dtype)]
+    model = RightShifts()
+    got, want = compile_torch(model, tuple(inputs))(*inputs), model(*inputs)
+    torch.testing.assert_close(got, want, rtol=0, atol=0)

@@ -205,7 +205,8 @@ def test_outputs_under_a_replaced_stdout(tmp_path) -> None:
 
 def test_a_folder_output_replaces_the_folder_a_symlink_names(tmp_path) -> None:
     """SavedModels are written this way (TensorFlow is not needed to test the folder swap)."""
-    from shlo.ir.output import OutputError, atomic_folder
+    from shlo.errors import OutputError
+    from shlo.ir.output import atomic_folder
 
     real, link = tmp_path / "real", tmp_path / "link"
     real.mkdir()
@@ -549,10 +550,11 @@ def _wait_for_a_spinning_child(parent: int) -> None:
 def test_bytecode_the_reader_never_finishes_is_one_error(monkeypatch) -> None:
     """MLIR's reader loops forever on this damaged file; the child reading it is stopped."""
     import shlo
+    from shlo.errors import UsageError
     from shlo.ir import bytecode_guard
 
     monkeypatch.setattr(bytecode_guard, "READ_SECONDS", 10)
-    with pytest.raises(bytecode_guard.BytecodeCrash, match="still reading this input after 10 s"):
+    with pytest.raises(UsageError, match="still reading this input after 10 s"):
         shlo.load(FIXTURES / "reader_loop.mlirbc")
 
 

@@ -23,7 +23,8 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-from shlo.ir.output import OutputError, atomic_path
+from shlo.errors import OutputError
+from shlo.ir.output import atomic_path
 from shlo.ir.versions import sealed, unsealed
 from shlo.settings import cache_dir
 

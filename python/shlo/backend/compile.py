@@ -22,13 +22,15 @@ from shlo.backend import cache
 from shlo.backend.flags import ModuleFacts, iree_compile_flags
 from shlo.backend.parameters import externalize
 from shlo.backend.prepare import prepare
-from shlo.backend.targets import CompileError, Target
+from shlo.backend.targets import Target
+from shlo.errors import CompileError
 from shlo.ir.diagnostics import format_all, parse_printed
 from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.output import AtomicOutput, atomic_path
 from shlo.pipeline.native_tools import run_binary
 from shlo.pipeline.run import run_pipeline
 from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archive, write_archive
+from shlo.runtime.isolated import signal_text
 from shlo.runtime.loaded import TrustedVmfb
 from shlo.support.host import l2_bytes_per_thread
 
@@ -158,7 +160,8 @@ def _execute(
             diagnostics = parse_printed(done.stderr)
             detail = format_all(diagnostics, {}) if diagnostics else done.stderr
             shown = arguments[1] if tool == "python" else tool
-            raise CompileError(f"{shown} failed for {target.value}:\n{detail.strip()}", diagnostics)
+            how = f"crashed ({signal_text(-done.returncode)})" if done.returncode < 0 else "failed"
+            raise CompileError(f"{shown} {how} for {target.value}:\n{detail.strip()}", diagnostics)
 
 
 def _steps(

@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from typing import Any
+from typing import Any, cast
 
 from shlo.backend.flags import ModuleFacts, keeps_f64
-from shlo.backend.targets import CompileError, Target
+from shlo.backend.targets import Target
+from shlo.errors import CompileError
 from shlo.ir.diagnostics import location_text
 from shlo.ir.iree_gaps import F32_ONLY, LIBM_ONLY, LIMIT, f64_math, long_rows
 from shlo.ir.module import IRModule, constant_value
@@ -22,6 +23,8 @@ IREE_PREPARE = (
     "shlo-empty-contractions",
     "shlo-narrow-sort-indices",
     "shlo-own-sort-operands",
+    "shlo-boolean-add-as-or",
+    "shlo-unsigned-shift-right-logical",
     "shlo-channels-last",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",
@@ -165,7 +168,9 @@ def _long_f64_sum(reduce: Any) -> bool:
     shaped = reduce.operands[0].type
     if "f64" not in str(shaped) or not shaped.has_static_shape:
         return False
-    return math.prod(shaped.shape[dim] for dim in reduce.attributes["dimensions"]) >= LONG_SUM
+    return cast(
+        bool, math.prod(shaped.shape[dim] for dim in reduce.attributes["dimensions"]) >= LONG_SUM
+    )
 
 
 def _interface(module: IRModule) -> str:

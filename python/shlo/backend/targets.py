@@ -8,20 +8,8 @@ a working alternative.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
 
-from shlo.errors import ShloError
-
-if TYPE_CHECKING:  # the command line reads the device table; diagnostics load only on error
-    from shlo.ir.diagnostics import Diagnostic
-
-
-class CompileError(ShloError, RuntimeError):
-    """iree-compile rejected the module, or the target request cannot be honoured."""
-
-    def __init__(self, message: str, diagnostics: list[Diagnostic] | None = None) -> None:
-        super().__init__(message)
-        self.diagnostics = diagnostics or []
+from shlo.errors import CompileError
 
 
 class Target(enum.Enum):

@@ -12,13 +12,9 @@ from __future__ import annotations
 
 import torch
 
-from shlo.errors import ShloError
+from shlo.errors import AssertionFailed
 
 aten = torch.ops.aten
-
-
-class AssertionFailed(ShloError, RuntimeError):
-    """A run-time assertion of the model failed on these inputs, as it fails in eager."""
 
 
 def assertions_as_results(graph: torch.fx.Graph) -> tuple[str, ...]:

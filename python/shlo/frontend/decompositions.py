@@ -206,7 +206,7 @@ def threshold_backward_promoted(grad: torch.Tensor, x: torch.Tensor, threshold: 
     return torch.where(x <= threshold, torch.zeros_like(grad), grad)
 
 
-# Unsigned and boolean tensors order and add right on these signed types.
+# Unsigned and boolean tensors order right on these signed types.
 _WIDER_SIGNED = {
     torch.uint8: torch.int16,
     torch.uint16: torch.int32,
@@ -228,18 +228,6 @@ def _widened(op: Any) -> Callable[..., Any]:
         result = op(*(a.to(wider) if isinstance(a, torch.Tensor) else a for a in args), **kwargs)
         narrowed = [r.to(dtype) if r.dtype == wider else r for r in pytree.tree_leaves(result)]
         return narrowed[0] if isinstance(result, torch.Tensor) else tuple(narrowed)
-
-    return run
-
-
-def _of_booleans(op: Callable[..., Any]) -> Callable[..., Any]:
-    """`op` where a tensor argument is boolean, else left as it is: a boolean scatter_add
-    accumulated True + True into False."""
-
-    def run(*args: Any, **kwargs: Any) -> Any:
-        if any(isinstance(a, torch.Tensor) and a.dtype == torch.bool for a in args):
-            return op(*args, **kwargs)
-        return NotImplemented
 
     return run
 
@@ -287,7 +275,6 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.threshold_backward.default: threshold_backward_promoted,
     **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},
     **{op: _one_element(op, _widened(op)) for op in _UNSIGNED_ORDER},
-    aten.scatter_add.default: _of_booleans(_widened(aten.scatter_add.default)),
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,

@@ -30,6 +30,7 @@ from torch_mlir.extras.fx_importer import (
 
 from shlo.errors import ShloError
 from shlo.frontend.complex_to_stablehlo import lower_complex_ops
+from shlo.frontend.forked import announce
 
 register_torch_dialect = torch_dialect.register_dialect
 
@@ -78,6 +79,7 @@ def lower(module: Any, output_type: str) -> Any:
     context.emit_error_diagnostics = True  # for this lowering only: later runs want MLIRError's
     try:
         for description, pipeline, rewrite_first in _PIPELINES[output_type]:
+            announce(f"torch-mlir's pipeline '{description}'")
             if rewrite_first is not None:
                 rewrite_first(module)
             with context:

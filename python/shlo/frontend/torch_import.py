@@ -32,7 +32,7 @@ from torch.fx.experimental.symbolic_shapes import (
 )
 from torch.utils import _pytree as pytree
 
-from shlo.errors import ShloError
+from shlo.errors import FrontendError
 from shlo.frontend.assertions import assertions_as_results, check
 from shlo.frontend.composite import has_composites, import_with_composites
 from shlo.frontend.decompositions import (
@@ -41,11 +41,13 @@ from shlo.frontend.decompositions import (
     call_site,
     refuse_complex_to_real,
 )
+from shlo.frontend.forked import Crashed, announce, call_forked, can_fork
 from shlo.frontend.fx_importer import (
     FxImporterHooks,
     create_mlir_tensor_type,
     export_and_import,
     get_decomposition_table,
+    register_torch_dialect,
 )
 from shlo.frontend.lowerings import (
     MISSING_LOWERINGS,
@@ -63,9 +65,10 @@ from shlo.frontend.numbers import (
 )
 from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.edit import functions, ops_in
-from shlo.ir.module import IRModule, PrintOptions
+from shlo.ir.module import IRModule, PrintOptions, from_bytecode
 from shlo.ir.scalars import number_results_as_tensors, rewrite_scalars
 from shlo.ir.stablehlo import WORLD, ir
+from shlo.ir.worlds import ContextPolicy
 from shlo.pipeline.run import run_pipeline
 
 OUTPUT_TYPES = ("stablehlo", "torch", "linalg-on-tensors")
@@ -76,10 +79,6 @@ _UNCONVERTED_PREFIXES = ("torch.aten.", "torch.prims.", "torch.prim.Loop", "torc
 _FILE_LINE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)')
 # What PyTorch means and torch-mlir's StableHLO says otherwise, for every op that produces it.
 TORCH_SEMANTICS = "builtin.module(shlo-torch-nan-order)"
-
-
-class FrontendError(ShloError, RuntimeError):
-    """The model could not be exported or lowered; the message lists what and where."""
 
 
 @dataclass
@@ -281,8 +280,6 @@ def import_model(
     leaves, in_spec = pytree.tree_flatten((tuple(args), kwargs or {}))
     how = _How(dynamic_shapes, output_type, function, weights == "external")
     imported = _import_numbers(model, leaves, in_spec, how)
-    if output_type == "stablehlo":
-        imported.module = run_pipeline(imported.module, TORCH_SEMANTICS)
     if weights == "inline":
         return imported
     state = {name: tensor.detach() for name, tensor in imported.live_state.items()}
@@ -332,20 +329,66 @@ def _import_numbers(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
 
 
 def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how: _How) -> Imported:
-    """torch.export and torch-mlir's import of `model`."""
+    """torch.export, then torch-mlir's import and lowering: in a forked child where the
+    caller may fork (`shlo.frontend.forked`), so that a native crash there is a FrontendError
+    naming the stage and the model's ops, and the caller lives on."""
     args, kwargs = pytree.tree_unflatten(leaves, in_spec)
     program = export(model, args, kwargs, how.dynamic_shapes)
+    signature = program.module_call_graph[0].signature
+    work = functools.partial(_lower, program, how, _decompositions())
+    lowered = call_forked(work) if can_fork() else work()
+    if isinstance(lowered, Crashed):
+        raise FrontendError(_crash_report(lowered, program))
+    context = WORLD.make_context(ContextPolicy())
+    register_torch_dialect(context)
+    prefix = NumbersAsTensors.PREFIX if isinstance(model, NumbersAsTensors) else ""
+    return Imported(
+        from_bytecode(WORLD, context, lowered.bytecode),
+        signature.in_spec,
+        signature.out_spec,
+        how.function,
+        live_state={t.removeprefix(prefix): _state_tensor(model, t) for t in lowered.state},
+        mutations=lowered.mutations,
+        number_results=lowered.number_results,
+        assertions=lowered.assertions,
+    )
+
+
+@dataclass(frozen=True)
+class _Lowered:
+    """What the import hands back across a process boundary: the module as bytecode, the
+    parameters and buffers that became @main's leading arguments (by name, in order), and the
+    facts `Imported` keeps."""
+
+    bytecode: bytes
+    state: tuple[str, ...]
+    mutations: tuple[int, ...]
+    number_results: tuple[str | None, ...]
+    assertions: tuple[str, ...]
+
+
+@functools.cache
+def _decompositions() -> dict:
+    """What `_lower` decomposes, built once (torch-mlir builds its table anew on every call,
+    taking longer than a small model's whole import)."""
+    return {**get_decomposition_table(), **MISSING_LOWERINGS, **DECOMPOSITIONS}
+
+
+def _lower(program: torch.export.ExportedProgram, how: _How, decompositions: dict) -> _Lowered:
+    """`decompositions` (PyTorch's), torch-mlir's import and lowering to `how.output_type`,
+    and (to StableHLO) where PyTorch's semantics differ from torch-mlir's lowering."""
     failure = None
-    decompositions = {**get_decomposition_table(), **MISSING_LOWERINGS, **DECOMPOSITIONS}
     with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
         try:
+            announce("PyTorch's decompositions")
             write_out_before_decomposing(program)
             program = program.run_decompositions(decompositions)
             scalar_casts_as_items(program.graph)
             assertions = assertions_as_results(program.graph)
             refuse_complex_to_real(program.graph)
             _refuse_data_dependent_shapes(program)
-            state = _state_as_inputs(program, model, how.all_state)
+            state = _state_as_inputs(program, how.all_state)
+            announce("torch-mlir's import of the FX graph")
             if has_composites(program):
                 module = import_with_composites(
                     program, how.output_type, how.function, WeightsWithoutCopies()
@@ -362,41 +405,61 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
     if isinstance(failure, RefusedOp):
         raise FrontendError(str(failure)) from None
     if failure is not None:
+        announce("the search for the ops torch-mlir cannot lower")
         with capture_native_stderr():  # their failures repeat the one being reported
             unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
             unknown |= _unconverted_ops(program)
         raise FrontendError(_lowering_failure(printed[0], failure, unknown))
-    signature = program.module_call_graph[0].signature
     operation = module.operation
     number_results: tuple[str | None, ...] = ()
     if how.output_type == "stablehlo":
         number_results = number_results_as_tensors(operation, how.function)
         rewrite_scalars(operation)
-    return Imported(
-        IRModule(WORLD, operation.context, operation),
-        signature.in_spec,
-        signature.out_spec,
-        how.function,
-        live_state=state,
-        mutations=_mutated_inputs(program.graph_signature),
-        number_results=number_results,
-        assertions=assertions,
+        announce(f"shlo's {TORCH_SEMANTICS}")
+        module = run_pipeline(IRModule(WORLD, operation.context, operation), TORCH_SEMANTICS)
+        operation = module.operation
+    return _Lowered(
+        IRModule(WORLD, operation.context, operation).to_bytecode(),
+        tuple(state),
+        _mutated_inputs(program.graph_signature),
+        number_results,
+        assertions,
     )
 
 
-def _state_as_inputs(
-    program: torch.export.ExportedProgram, model: torch.nn.Module, all_state: bool
-) -> dict[str, torch.Tensor]:
+def _crash_report(crash: Crashed, program: torch.export.ExportedProgram) -> str:
+    """The native crash of a child that imported `program`: where, how, and the model's ops
+    (the crash kills the process that could tell which of them it was on)."""
+    ops = sorted(
+        {
+            f"  {node.target} (at {call_site(node)})"
+            for node in program.graph.nodes
+            if isinstance(node.target, torch._ops.OpOverload)
+        }
+    )
+    shown = ops[:_OPS_SHOWN] + (
+        [f"  ... ({len(ops) - _OPS_SHOWN} more)"] if len(ops) > _OPS_SHOWN else []
+    )
+    return (
+        f"native code crashed ({crash.how}) in {crash.stage or 'the import'}, "
+        "in a child process; the model's ops:\n" + "\n".join(shown)
+    )
+
+
+_OPS_SHOWN = 12
+
+
+def _state_as_inputs(program: torch.export.ExportedProgram, all_state: bool) -> list[str]:
     """Turn the buffers `program` updates (with `all_state`, every parameter and buffer) into
     inputs of the program, which torch-mlir's importer then keeps as arguments instead of
-    freezing them as constants; returns them by name, in argument order."""
+    freezing them as constants; returns their names, in argument order."""
     signature = program.graph_signature
     kinds = (InputKind.PARAMETER, InputKind.BUFFER) if all_state else ()
     lifted = {
         spec.target for spec in signature.output_specs if spec.kind == OutputKind.BUFFER_MUTATION
     } | {spec.target for spec in signature.input_specs if spec.kind in kinds}
     if not lifted:
-        return {}
+        return []
     argument = {spec.target: spec.arg for spec in signature.input_specs if spec.target in lifted}
     inputs = [
         InputSpec(InputKind.USER_INPUT, spec.arg, None) if spec.target in lifted else spec
@@ -410,11 +473,7 @@ def _state_as_inputs(
     ]
     # torch.export has no public way to change which inputs are state.
     program._graph_signature = ExportGraphSignature(inputs, outputs)
-    prefix = NumbersAsTensors.PREFIX if isinstance(model, NumbersAsTensors) else ""
-    return {
-        target.removeprefix(prefix): _state_tensor(model, target)
-        for target in (spec.target for spec in signature.input_specs if spec.target in lifted)
-    }
+    return [spec.target for spec in signature.input_specs if spec.target in lifted]
 
 
 def _state_tensor(model: torch.nn.Module, target: str) -> torch.Tensor:

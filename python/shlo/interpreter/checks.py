@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -271,12 +271,14 @@ def _parts(array: np.ndarray) -> list[np.ndarray]:
 
 def _not_equal(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     pairs = zip(_parts(actual), _parts(expected), strict=True)
-    return np.logical_or.reduce([a != e for a, e in pairs])
+    return cast(np.ndarray, np.logical_or.reduce([a != e for a, e in pairs]))
 
 
 def _almost_equal(actual: np.ndarray, expected: np.ndarray, tolerance: float) -> np.ndarray:
     pairs = zip(_parts(actual), _parts(expected), strict=True)
-    return np.logical_and.reduce([_almost_equal_floats(a, e, tolerance) for a, e in pairs])
+    return cast(
+        np.ndarray, np.logical_and.reduce([_almost_equal_floats(a, e, tolerance) for a, e in pairs])
+    )
 
 
 def _almost_equal_floats(f: np.ndarray, g: np.ndarray, tolerance: float) -> np.ndarray:
@@ -285,7 +287,7 @@ def _almost_equal_floats(f: np.ndarray, g: np.ndarray, tolerance: float) -> np.n
     with np.errstate(invalid="ignore", over="ignore"):
         both_nan = np.isnan(f) & np.isnan(g)
         close = np.isfinite(f) & np.isfinite(g) & (np.abs(f - g) <= tolerance)
-        return (f == g) | both_nan | close
+        return cast(np.ndarray, (f == g) | both_nan | close)
 
 
 _NARROW_WIDTH = {"float4_e2m1fn": 4, "float6_e2m3fn": 6, "float6_e3m2fn": 6}
@@ -316,10 +318,11 @@ def _ulp_floats(f: np.ndarray, g: np.ndarray) -> np.ndarray:
 def ulp_difference(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """Upstream's ULP difference per element (complex: the larger of the parts')."""
     if np.iscomplexobj(actual):
-        return np.maximum(
+        larger: np.ndarray = np.maximum(
             _ulp_floats(np.ascontiguousarray(actual.real), np.ascontiguousarray(expected.real)),
             _ulp_floats(np.ascontiguousarray(actual.imag), np.ascontiguousarray(expected.imag)),
         )
+        return larger
     return _ulp_floats(np.ascontiguousarray(actual), np.ascontiguousarray(expected))
 
 

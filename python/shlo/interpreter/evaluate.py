@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from shlo.errors import ShloError
+from shlo.errors import InterpreterError
 from shlo.interpreter.checks import (
     PROBE_PREFIX,
     Check,
@@ -33,7 +33,8 @@ from shlo.interpreter.checks import (
     evaluate_checks,
     instrument_checks,
 )
-from shlo.interpreter.parallel import ParallelError, lower_run_parallel
+from shlo.interpreter.collectives import ParallelError
+from shlo.interpreter.parallel import lower_run_parallel
 from shlo.interpreter.probes import INDEX, ProbeRecord, complex_parts, read_index
 from shlo.interpreter.tensor_text import complex_attribute
 from shlo.interpreter.unsupported import unsupported_reason
@@ -50,15 +51,6 @@ _UNSUPPORTED = re.compile(
     r"Operation (\S+) is unsupported|Unsupported op: (?:%\S+ = )?\"?([\w.]+)"
     r"|^(\w+) is only supported when run via interpreter.run_parallel"
 )
-
-
-class InterpreterError(ShloError, RuntimeError):
-    """The program cannot be interpreted (unsupported op, bad check syntax, wrong arguments);
-    `location` is the op's where known."""
-
-    def __init__(self, message: str, location: Any = None) -> None:
-        super().__init__(message)
-        self.location = location
 
 
 @dataclass
@@ -299,7 +291,9 @@ def attribute_array(attribute_text: str, context: Any) -> np.ndarray:
     return array.astype(dtype) if dtype is not None else array
 
 
-def interpret_module(module: Any, inputs: list[np.ndarray], function: str = "main") -> list:
+def interpret_module(
+    module: Any, inputs: list[np.ndarray], function: str = "main"
+) -> list[np.ndarray]:
     """Run `function` of an `IRModule` on numpy inputs in the reference interpreter.
 
     Returns numpy arrays; raises InterpreterError when the interpreter cannot run it.

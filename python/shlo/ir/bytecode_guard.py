@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 
-from shlo.errors import ShloError
+from shlo.errors import UsageError
 from shlo.lifetime import die_with_parent
 
 # Far beyond what reading takes (the weights in bytecode are copied, not decoded), so that only
@@ -26,12 +26,8 @@ from shlo.lifetime import die_with_parent
 READ_SECONDS = 60
 
 
-class BytecodeCrash(ShloError):
-    """MLIR's bytecode reader crashed on the input."""
-
-
 def check_bytecode(data: bytes, name: str, world: str = "stablehlo") -> None:
-    """Raise BytecodeCrash when parsing `data` with `world`'s bindings kills the process that
+    """Raise UsageError when parsing `data` with `world`'s bindings kills the process that
     parses it, or does not end."""
     shown = name if name != "<stdin>" else "the input"
     reproduce = f"the file is damaged or not MLIR bytecode (reproduce with: torch-mlir-opt {name})"
@@ -39,7 +35,7 @@ def check_bytecode(data: bytes, name: str, world: str = "stablehlo") -> None:
     try:
         done = subprocess.run(command, input=data, capture_output=True, timeout=READ_SECONDS)
     except subprocess.TimeoutExpired:
-        raise BytecodeCrash(
+        raise UsageError(
             f"{shown}: MLIR's bytecode reader was still reading this input after "
             f"{READ_SECONDS} s; {reproduce}"
         ) from None
@@ -51,7 +47,7 @@ def check_bytecode(data: bytes, name: str, world: str = "stablehlo") -> None:
         signame = f"signal {-done.returncode}"
     said = done.stderr.decode(errors="replace").strip().splitlines()
     detail = f": {said[-1]}" if said else ""
-    raise BytecodeCrash(
+    raise UsageError(
         f"{shown}: MLIR's bytecode reader crashed on this input ({signame}{detail}); {reproduce}"
     )
 

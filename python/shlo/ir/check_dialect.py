@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from shlo.errors import ShloError
 from shlo.ir.text import split_top_level
@@ -251,7 +251,7 @@ def check_kind(op: Any) -> str | None:
     name = op.operation.name
     for prefix in (STAND_IN, "check."):
         if name.startswith(prefix):
-            return name[len(prefix) :]
+            return cast("str | None", name[len(prefix) :])
     if name == "stablehlo.custom_call":
         target = str(op.operation.attributes["call_target_name"]).strip('"')
         return target[len("check.") :] if target.startswith("check.") else None

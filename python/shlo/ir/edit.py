@@ -6,7 +6,7 @@ Walks collect first and return a list, so callers may rewrite or erase what they
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.stablehlo import ir
 
@@ -25,7 +25,9 @@ def ops_in(operation: Any, name: str | None = None) -> list[Any]:
     return found
 
 
-def create(name: str, result: Any, operands: Iterable[Any], attributes: dict | None = None) -> Any:
+def create(
+    name: str, result: Any, operands: Iterable[Any], attributes: dict[str, Any] | None = None
+) -> Any:
     """The result of a new one-result op `name` at the current insertion point and location."""
     return ir.Operation.create(
         name, results=[result], operands=list(operands), attributes=attributes
@@ -80,7 +82,7 @@ def combiner(reduce: Any) -> str | None:
     arguments = list(block.arguments)
     if len(ops) != 2 or len(arguments) != 2 or set(ops[0].operands) != set(arguments):
         return None
-    return ops[0].name
+    return cast("str | None", ops[0].name)
 
 
 def rewrite_each(module: Any, name: str, rewrite: Callable[[Any], None]) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeVar
 
-from shlo.errors import ShloError, UsageError
+from shlo.errors import ParseError, UsageError
 from shlo.ir.check_dialect import CheckSyntaxError, generic_names, to_custom
 from shlo.ir.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir.source import Source, wrap_in_module
@@ -20,12 +20,6 @@ from shlo.ir.worlds import World
 _NOT_ONE_OP = "source must contain a single top-level operation"
 UNNAMED = "-"
 Parsed = TypeVar("Parsed")
-
-
-class ParseError(ShloError, ValueError):
-    """Malformed input: the message is MLIR's diagnostics, `file:line:col: error: ...`."""
-
-    located = True
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, TextIO, cast
 
-from shlo.errors import ShloError
-
-
-class OutputError(ShloError, RuntimeError):
-    """An output that cannot be written where it was asked for (no such folder, no permission)."""
-
+from shlo.errors import OutputError
 
 _SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 _DESCRIPTOR = re.compile(r"/proc/(\d+)(?:/task/\d+)?/fd/(\d+)")
@@ -252,7 +247,7 @@ def _standard_output() -> BinaryIO:
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is not None:
         sys.stdout.flush()  # what was printed before comes before these bytes
-        return buffer
+        return cast(BinaryIO, buffer)
     return cast(BinaryIO, _TextSink(sys.stdout))
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from shlo.errors import ShloError
+from shlo.errors import LocatedPortableError, PortableError
 from shlo.ir.bytecode_guard import check_bytecode
 from shlo.ir.diagnostics import Diagnostic, format_diagnostic
 from shlo.ir.edit import ops_in
@@ -19,16 +19,6 @@ from shlo.ir.stablehlo import WORLD, minimum_version, stablehlo_version
 from shlo.ir.stablehlo import deserialize as _deserialize
 from shlo.ir.stablehlo import serialize as _serialize
 from shlo.ir.worlds import ContextPolicy
-
-
-class PortableError(ShloError, ValueError):
-    """A target version out of range, or a module that is not pure StableHLO."""
-
-
-class LocatedPortableError(PortableError):
-    """An op a portable artifact cannot hold, reported at its `file:line:col`."""
-
-    located = True
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:

@@ -58,7 +58,9 @@ def _scalar_tensor(scalar_type: Any) -> Any:
     return ir.RankedTensorType.get([], scalar_type)
 
 
-def _create(name: str, result: Any, operands: list[Any], attributes: dict | None = None) -> Any:
+def _create(
+    name: str, result: Any, operands: list[Any], attributes: dict[str, Any] | None = None
+) -> Any:
     return ir.Operation.create(name, results=[result], operands=operands, attributes=attributes)
 
 

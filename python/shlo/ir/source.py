@@ -12,14 +12,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from shlo.errors import ShloError
+from shlo.errors import UsageError
 
 BYTECODE_MAGIC = b"ML\xefR"
 DEFAULT_SPLIT_MARKER = "// -----"
-
-
-class InputError(ShloError):
-    """A user-facing problem with the input (missing file, undecodable text)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,7 @@ def read_source(path: str) -> Source:
     try:
         return Source(path, Path(path).read_bytes(), is_file=True)
     except OSError as exc:
-        raise InputError(f"could not open input file {path}: {exc.strerror}") from exc
+        raise UsageError(f"could not open input file {path}: {exc.strerror}") from exc
 
 
 def split_source(source: Source, marker: str) -> list[Source]:

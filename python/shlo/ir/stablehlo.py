@@ -6,6 +6,8 @@ The only module that imports torch-mlir's IR bindings; Python passes take `ir` a
 
 from __future__ import annotations
 
+from typing import cast
+
 from shlo.ir.deferred_numpy import numpy_on_first_use
 
 with numpy_on_first_use():
@@ -43,17 +45,17 @@ DotDimensionNumbers = _stablehlo.DotDimensionNumbers
 
 def stablehlo_version() -> str:
     """The StableHLO version these bindings produce (the VHLO `current`)."""
-    return _stablehlo.get_current_version()
+    return cast(str, _stablehlo.get_current_version())
 
 
 def minimum_version() -> str:
     """The oldest StableHLO version these bindings can write a portable artifact for."""
-    return _stablehlo.get_minimum_version()
+    return cast(str, _stablehlo.get_minimum_version())
 
 
 def serialize(module: ir.Module, target: str, allow_other_dialects: bool) -> bytes:
     """A portable artifact (VHLO bytecode) of `module` for StableHLO version `target`."""
-    return _stablehlo.serialize_portable_artifact(module, target, allow_other_dialects)
+    return cast(bytes, _stablehlo.serialize_portable_artifact(module, target, allow_other_dialects))
 
 
 def deserialize(context: ir.Context, artifact: bytes) -> ir.Module:
@@ -66,7 +68,7 @@ def evaluate(
     """The reference interpreter on `@main`; callers check arguments first (it aborts).
 
     `interpreter.probe` ops write their values under `probe_dir`."""
-    return _stablehlo.eval_module(module, arguments, probe_dir)
+    return cast("list[ir.Attribute]", _stablehlo.eval_module(module, arguments, probe_dir))
 
 
 WORLD = World("stablehlo", ir, passmanager, make_context)

@@ -13,7 +13,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from shlo.ir.output import OutputError, write_file
+from shlo.errors import OutputError
+from shlo.ir.output import write_file
 from shlo.settings import VERSION, cache_dir
 
 _PACKAGES = {

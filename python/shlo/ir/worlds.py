@@ -12,7 +12,9 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
+
+from shlo.errors import UsageError
 
 WORLD_NAMES = ("stablehlo", "iree")
 
@@ -38,5 +40,5 @@ class World:
 def get_world(name: str) -> World:
     """Import a world on first use: each costs a few hundred milliseconds to load."""
     if name not in WORLD_NAMES:
-        raise ValueError(f"unknown binding world {name!r}; expected one of {WORLD_NAMES}")
-    return importlib.import_module(f"shlo.ir.{name}").WORLD
+        raise UsageError(f"unknown binding world {name!r}; expected one of {WORLD_NAMES}")
+    return cast(World, importlib.import_module(f"shlo.ir.{name}").WORLD)

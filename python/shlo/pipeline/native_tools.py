@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from shlo.errors import ShloError
+from shlo.errors import ToolNotFound
 
 # tool -> (package that ships it, path of the binary inside that package)
 _TOOLS = {
@@ -25,10 +25,6 @@ _TOOLS = {
 }
 # The tools that run pipeline segments (iree-compile runs whole compilations only).
 NATIVE_TOOLS = ("torch-mlir-opt", "iree-opt")
-
-
-class ToolNotFound(ShloError, RuntimeError):
-    pass
 
 
 def tool_path(tool: str) -> Path:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from shlo.errors import ShloError
+from shlo.errors import PipelineError, UnknownPass
 from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.worlds import WORLD_NAMES, World, get_world
-from shlo.pipeline.python_pass import OptionError, PassFailure
+from shlo.pipeline.python_pass import PassFailure
 from shlo.pipeline.python_registry import python_pass
 from shlo.pipeline.segments import Contexts, Segment
 from shlo.pipeline.syntax import Element, parse_elements
@@ -39,26 +39,6 @@ NOT_PROVIDED = {
     ),
 }
 _UNKNOWN = "does not refer to a registered pass"
-
-
-class PipelineError(ShloError, ValueError):
-    """The pipeline itself is wrong (unknown pass, bad option): reported before any IR runs."""
-
-
-class UnknownPass(PipelineError):
-    """A pass name no world, tool or Python registry knows; carries the closest known names."""
-
-    def __init__(self, name: str, suggestions: list[str]) -> None:
-        self.name = name
-        self.suggestions = suggestions
-        super().__init__(self.describe())
-
-    def describe(self, as_flag: bool = False) -> str:
-        """The message, naming passes as pipeline elements or (`as_flag`) as `--flags`."""
-        dash = "--" if as_flag else ""
-        what = f"unknown {'pass or option' if as_flag else 'pass'} '{dash}{self.name}'"
-        near = " or ".join(f"'{dash}{n}'" for n in self.suggestions)
-        return what + (f"; did you mean {near}?" if near else "")
 
 
 def plan(
@@ -95,7 +75,7 @@ def _expand_pipelines(elements: list[Element]) -> list[Element]:
             continue
         try:
             text = pipeline.expands_to(pipeline.parse_options(element.options))
-        except (OptionError, PassFailure) as error:
+        except (PipelineError, PassFailure) as error:
             raise PipelineError(f"{element.name}: {error}") from None
         expanded += _expand_pipelines(parse_elements(text))
     return expanded
@@ -142,10 +122,7 @@ def _is_python_pass(element: Element, *, plugins: bool) -> bool:
     `plugins`: look among the passes of `shlo.passes` entry points too."""
     found = python_pass(element.name, plugins=plugins) if element.nested is None else None
     if found is not None:
-        try:
-            found.parse_options(element.options)
-        except OptionError as error:
-            raise PipelineError(str(error)) from None
+        found.parse_options(element.options)  # a bad option is a PipelineError
         return True
     if any(python_pass(name, plugins=plugins) for name in element.pass_names()):
         raise PipelineError(

@@ -13,9 +13,9 @@ import traceback
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from shlo.errors import ShloError
+from shlo.errors import PipelineError, ShloError
 from shlo.ir.text import split_top_level
 from shlo.pipeline.native_tools import NATIVE_TOOLS
 
@@ -28,10 +28,6 @@ class PassFailure(ShloError):
     def __init__(self, message: str, operation: Any = None) -> None:
         super().__init__(message)
         self.operation = operation
-
-
-class OptionError(ShloError, ValueError):
-    """A Python pass was given an option it does not have, or a value of the wrong type."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +71,7 @@ class PythonPass:
         """Options from MLIR's `key=value key2=value2` syntax; defaults fill the rest."""
         if self.options_type is None:
             if text.strip():
-                raise OptionError(f"pass '{self.name}' takes no options, got '{text}'")
+                raise PipelineError(f"pass '{self.name}' takes no options, got '{text}'")
             return None
         hints = typing.get_type_hints(self.options_type)
         fields = {_spelling(f): f.name for f in dataclasses.fields(self.options_type)}
@@ -84,7 +80,7 @@ class PythonPass:
             key, has_value, raw = item.partition("=")
             if key not in fields:
                 known = ", ".join(sorted(fields)) or "none"
-                raise OptionError(f"pass '{self.name}' has no option '{key}' (options: {known})")
+                raise PipelineError(f"pass '{self.name}' has no option '{key}' (options: {known})")
             field = fields[key]
             values[field] = _convert(hints[field], raw.strip("'\"") if has_value else "true", key)
         return self.options_type(**values)
@@ -115,10 +111,10 @@ def _describe(error: Exception) -> str:
     return f"{text} (at {where.filename}:{where.lineno})"
 
 
-def _spelling(option: dataclasses.Field) -> str:
+def _spelling(option: dataclasses.Field[Any]) -> str:
     """The option's name on the command line: `metadata["flag"]` where a pass must match
     upstream's spelling (`useDebugInfo`), else the field's name in kebab case."""
-    return option.metadata.get("flag", option.name.replace("_", "-"))
+    return cast(str, option.metadata.get("flag", option.name.replace("_", "-")))
 
 
 def _convert(kind: Any, raw: str, key: str) -> Any:
@@ -132,7 +128,7 @@ def _convert(kind: Any, raw: str, key: str) -> Any:
         return kind(raw)
     except ValueError:
         name = getattr(kind, "__name__", str(kind))
-        raise OptionError(f"option '{key}': '{raw}' is not a valid {name}") from None
+        raise PipelineError(f"option '{key}': '{raw}' is not a valid {name}") from None
 
 
 # Every registered Python pass by name; `shlo.pipeline.python_registry` fills it lazily.
@@ -141,7 +137,7 @@ REGISTRY: dict[str, PythonPass] = {}
 
 def _register(
     name: str,
-    fn: Callable,
+    fn: Callable[..., Any],
     options: type | None,
     description: str | None,
     pipeline: bool,

@@ -6,7 +6,7 @@ runner with its own reporting).
 
 from __future__ import annotations
 
-from shlo.errors import ShloError
+from shlo.errors import PipelineRunError
 from shlo.ir.diagnostics import format_all
 from shlo.ir.module import IRModule
 from shlo.ir.worlds import ContextPolicy
@@ -15,10 +15,6 @@ from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, run_seg
 from shlo.pipeline.syntax import parse_pipeline
 
 FLATTEN = "builtin.module(inline, symbol-dce, canonicalize)"
-
-
-class PipelineRunError(ShloError, RuntimeError):
-    """A pipeline failed on a module; the message holds MLIR's diagnostics."""
 
 
 def run_pipeline(

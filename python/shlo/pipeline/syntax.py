@@ -10,14 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shlo.errors import ShloError
+from shlo.errors import PipelineError
 from shlo.ir.text import BracketError, split_top_level
 
 _NAME = re.compile(r"\s*([A-Za-z_][\w.$-]*)\s*")
-
-
-class PipelineSyntaxError(ShloError, ValueError):
-    """The pipeline text is not a well-formed list of pipeline elements."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +38,7 @@ class Element:
 def parse_element(text: str) -> Element:
     match = _NAME.match(text)
     if not match:
-        raise PipelineSyntaxError(f"expected a pass or operation name in '{text}'")
+        raise PipelineError(f"expected a pass or operation name in '{text}'")
     name, rest = match.group(1), text[match.end() :].strip()
     if not rest:
         return Element(name)
@@ -50,16 +46,16 @@ def parse_element(text: str) -> Element:
         return Element(name, options=rest[1:-1].strip())
     if rest.startswith("(") and rest.endswith(")"):
         return Element(name, nested=tuple(parse_elements(rest[1:-1])))
-    raise PipelineSyntaxError(f"unexpected '{rest}' after '{name}' in pipeline element '{text}'")
+    raise PipelineError(f"unexpected '{rest}' after '{name}' in pipeline element '{text}'")
 
 
 def parse_elements(text: str) -> list[Element]:
     try:
         pieces = split_top_level(text, what="pipeline", keep_empty=True)
     except BracketError as error:
-        raise PipelineSyntaxError(str(error)) from None
+        raise PipelineError(str(error)) from None
     if text.strip() and not all(pieces):
-        raise PipelineSyntaxError(f"empty pipeline element in '{text}'")
+        raise PipelineError(f"empty pipeline element in '{text}'")
     return [parse_element(piece) for piece in pieces if piece]
 
 
@@ -67,7 +63,7 @@ def parse_pipeline(text: str) -> Element:
     """`builtin.module(a, b)` as an anchor element; the anchor is required, as in mlir-opt."""
     elements = parse_elements(text)
     if len(elements) != 1 or elements[0].nested is None:
-        raise PipelineSyntaxError(
+        raise PipelineError(
             f"pipeline '{text}' must be one anchored pipeline, e.g. 'builtin.module({text})'"
         )
     return elements[0]

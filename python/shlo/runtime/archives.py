@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from shlo.errors import RunError
 from shlo.ir.output import atomic_path
 from shlo.runtime.bindings import ireert
-from shlo.runtime.errors import RunError
 
 if TYPE_CHECKING:  # `shlo run` and the trial child of `LoadedModule` start without torch
     import torch

@@ -29,14 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from shlo.errors import ShloError
+from shlo.errors import RunError, ShloError
 from shlo.ir.output import atomic_path
 from shlo.runtime.archives import MADE_FROM, archive_provider, made_from
 from shlo.runtime.bindings import ireert
-
-
-class EncodeError(ShloError, RuntimeError):
-    """The encoder module or an archive is unusable; the message says which and why."""
 
 
 def _string(buffer: Any) -> str:
@@ -52,7 +48,7 @@ class _Encoder:
         try:
             self.module = ireert.VmModule.mmap(self.instance, str(module_path))
         except (OSError, RuntimeError, ValueError) as error:
-            raise EncodeError(f"cannot load the encoder module {module_path}: {error}") from None
+            raise RunError(f"cannot load the encoder module {module_path}: {error}") from None
         self.functions: dict[str, Any] = {}
         for name in self.module.function_names:
             function = self.module.lookup_function(name)
@@ -60,7 +56,7 @@ class _Encoder:
             if role in ("indices", "steps", "encode"):
                 self.functions[role] = function
         if "indices" not in self.functions or "encode" not in self.functions:
-            raise EncodeError(
+            raise RunError(
                 f"{module_path} is not an encoder module (no iree.encode functions); it is "
                 "written by iree-compile --iree-parameter-encoder-output-file"
             )
@@ -121,7 +117,7 @@ def encode(
     wanted = _output_entries(encoder.call(encoder.context(sources), "indices"))
     missing = set(wanted) - set(outputs)
     if missing:
-        raise EncodeError(f"the encoder writes scope(s) {', '.join(sorted(missing))}: add --output")
+        raise RunError(f"the encoder writes scope(s) {', '.join(sorted(missing))}: add --output")
     record = made_from(inputs)
     descriptors: list[int] = []
     try:

@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from shlo.errors import RunError
 from shlo.lifetime import die_with_parent
-from shlo.runtime.errors import RunError
 
 # A trial still running after this long is a big model (or a slow loop), not a crash: the
 # caller loads the module itself without the trial's verdict.

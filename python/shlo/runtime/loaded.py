@@ -15,14 +15,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from shlo.errors import RunError
 from shlo.ir.element_types import DTYPES
 from shlo.runtime.archives import encoded_archive, parameters_module, stale_encoding
 from shlo.runtime.bindings import ireert, map_dtype_to_element_type
-from shlo.runtime.errors import RunError
 from shlo.runtime.isolated import try_in_child
 from shlo.runtime.untrusted import read_bytes
 
@@ -138,7 +138,7 @@ class LoadedModule:
         return [name for name in self._module.function_names if not name.startswith("__")]
 
     def signature(self, function: str) -> str:
-        return self._lookup(function).reflection.get("iree.abi.declaration", "")
+        return cast(str, self._lookup(function).reflection.get("iree.abi.declaration", ""))
 
     def _lookup(self, function: str) -> Any:
         found = self._module.lookup_function(function)
@@ -235,7 +235,7 @@ class LoadedModule:
         )
 
 
-def _invoked(invoke: Callable, function: str, vm_function: Any, arguments: Any) -> Any:
+def _invoked(invoke: Callable[..., Any], function: str, vm_function: Any, arguments: Any) -> Any:
     """The results of calling `function`; IREE's failure while it runs (a failed assertion, a
     damaged module) as a RunError naming it."""
     results = ireert.VmVariantList(4)
@@ -295,4 +295,4 @@ def view_to_numpy(view: Any, device: Any) -> np.ndarray:
         signal_semaphores=ireert.HalFence.create_at(semaphore, 1),
     )
     ireert.HalFence.create_at(semaphore, 1).wait()
-    return host[:size].view(dtype).reshape(shape).copy()
+    return cast(np.ndarray, host[:size].view(dtype).reshape(shape).copy())

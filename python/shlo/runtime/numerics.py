@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch.utils import _pytree as pytree
 
-from shlo.errors import ShloError
+from shlo.errors import NumericsError
 
 # (absolute, relative) tolerance by dtype; integers and booleans must match exactly.
 TOLERANCES = {
@@ -32,10 +32,6 @@ class OutputCheck:
     def describe(self) -> str:
         verdict = "ok" if self.ok else "MISMATCH"
         return f"{self.path}: max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g} ({verdict})"
-
-
-class NumericsError(ShloError, AssertionError):
-    """Outputs differ from the reference beyond tolerance; the message names each output."""
 
 
 def _as_tensor(value: Any) -> torch.Tensor:

@@ -13,7 +13,7 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal, cast
 
 import numpy as np
 
@@ -91,14 +91,16 @@ def read_npy(stream: BinaryIO, name: str, *, mmap: bool = False) -> np.ndarray:
         return np.memmap(stream, dtype, "r", offset=offset, shape=shape, order=order)
     stream.seek(start)
     try:
-        return np.load(stream, allow_pickle=False)
+        return cast(np.ndarray, np.load(stream, allow_pickle=False))
     except MemoryError:
         raise UntrustedFileError(f"{name}: {size:,} bytes do not fit in memory here") from None
     except ValueError as error:
         raise UntrustedFileError(f"{name}: cannot read as .npy ({error})") from None
 
 
-def _read_header(stream: BinaryIO, version: tuple[int, int]) -> tuple[tuple, bool, np.dtype]:
+def _read_header(
+    stream: BinaryIO, version: tuple[int, int]
+) -> tuple[tuple[Any, ...], bool, np.dtype]:
     """numpy's header reader for `version`: 3.0 differs from 2.0 only in allowing UTF-8 in
     structured field names, which no tensor has, and numpy has no public reader for it."""
     if version == (1, 0):

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch.utils import _pytree as pytree
 
-from shlo.errors import ShloError
+from shlo.errors import SavedModelError
 from shlo.ir.element_types import as_saved
 from shlo.ir.module import IRModule
 from shlo.ir.output import atomic_folder
@@ -50,10 +50,6 @@ from shlo.torch.bundle import (
 
 PLATFORMS = ("CPU", "CUDA", "ROCM", "TPU")
 _INSTALL = "install the extra: pip install 'shlo[tf]' (tensorflow-cpu)"
-
-
-class SavedModelError(ShloError, RuntimeError):
-    """TensorFlow is missing, or it could not build, save or run the SavedModel."""
 
 
 @dataclass(frozen=True)
@@ -113,9 +109,9 @@ def save_saved_model(
 
 def save_torch_module_as_tf_saved_model(
     model: torch.nn.Module,
-    args: tuple,
+    args: tuple[Any, ...],
     directory: str | Path,
-    kwargs: dict | None = None,
+    kwargs: dict[str, Any] | None = None,
     *,
     platform: str = "CPU",
 ) -> SavedModel:

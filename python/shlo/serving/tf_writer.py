@@ -26,7 +26,7 @@ CALL_MODULE_VERSION = 9
 SERVING_KEY = "serving_default"
 
 
-def _variables(tf: Any, arguments: list[dict]) -> list[Any]:
+def _variables(tf: Any, arguments: list[dict[str, Any]]) -> list[Any]:
     """A non-trainable variable per parameter or constant, named by its state_dict key."""
     found = []
     for argument in arguments:
@@ -36,11 +36,11 @@ def _variables(tf: Any, arguments: list[dict]) -> list[Any]:
     return found
 
 
-def _spec(tf: Any, signature: dict, name: str | None = None) -> Any:
+def _spec(tf: Any, signature: dict[str, Any], name: str | None = None) -> Any:
     return tf.TensorSpec(signature["shape"], tf.as_dtype(signature["dtype"]), name=name)
 
 
-def build(tf: Any, request: dict) -> Any:
+def build(tf: Any, request: dict[str, Any]) -> Any:
     """A tf.Module whose `serve` calls the StableHLO artifact with the variables in place."""
     from tensorflow.compiler.tf2xla.python import xla as tfxla
 
@@ -56,7 +56,7 @@ def build(tf: Any, request: dict) -> Any:
         arguments = [
             values[a["input"]] if "input" in a else next(weights) for a in request["arguments"]
         ]
-        return tfxla.call_module(
+        results: list[Any] = tfxla.call_module(
             arguments,
             version=CALL_MODULE_VERSION,
             module=artifact,
@@ -64,12 +64,13 @@ def build(tf: Any, request: dict) -> Any:
             Sout=[o.shape for o in outputs],
             platforms=[request["platform"]],
         )
+        return results
 
     module.serve = tf.function(serve, input_signature=inputs, jit_compile=True)
     return module
 
 
-def run_saved(tf: Any, request: dict) -> None:
+def run_saved(tf: Any, request: dict[str, Any]) -> None:
     """Load the SavedModel as a server would and run its serving signature on the inputs."""
     loaded = tf.saved_model.load(request["out"])
     inputs_file, results_file = request["check"]
@@ -83,7 +84,7 @@ def run_saved(tf: Any, request: dict) -> None:
     np.savez(results_file, *ordered)
 
 
-def _request() -> dict | None:
+def _request() -> dict[str, Any] | None:
     line = sys.stdin.readline()
     return json.loads(line) if line.strip() else None
 

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -44,7 +45,9 @@ def _op_count(text: str) -> int:
     return sum(1 for line in text.splitlines() if " = " in line or "return" in line)
 
 
-def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]) -> list[dict]:
+def demo_model(
+    example: Example, folder: Path, devices: list[tuple[str, Target]]
+) -> list[dict[str, Any]]:
     """One model through every device: the table rows it produces."""
     model, inputs = example.instantiate()
     with torch.no_grad():
@@ -93,7 +96,7 @@ def demo_model(example: Example, folder: Path, devices: list[tuple[str, Target]]
     return rows
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict[str, Any]]) -> str:
     """The rows as the fixed-width table the demo prints."""
     header = (
         f"{'model':<10}{'device':<12}{'max abs err':>12}{'check':>7}{'compile s':>11}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import nn
@@ -21,7 +22,7 @@ class MLP(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)
+        return cast(torch.Tensor, self.net(x))
 
 
 class SmallCNN(nn.Module):
@@ -42,7 +43,7 @@ class SmallCNN(nn.Module):
         self.head = nn.Linear(32, classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(torch.flatten(self.features(x), 1))
+        return cast(torch.Tensor, self.head(torch.flatten(self.features(x), 1)))
 
 
 class EncoderBlock(nn.Module):
@@ -55,7 +56,7 @@ class EncoderBlock(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.layer(x)
+        return cast(torch.Tensor, self.layer(x))
 
 
 @dataclass(frozen=True)
@@ -64,15 +65,15 @@ class Example:
 
     name: str
     build: Callable[[], nn.Module]
-    inputs: Callable[[], tuple]
+    inputs: Callable[[], tuple[torch.Tensor, ...]]
 
-    def instantiate(self) -> tuple[nn.Module, tuple]:
+    def instantiate(self) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
         torch.manual_seed(0)
         model = self.build().eval()
         return model, self.inputs()
 
 
-def _randn(*shape: int) -> Callable[[], tuple]:
+def _randn(*shape: int) -> Callable[[], tuple[torch.Tensor, ...]]:
     return lambda: (torch.randn(*shape, generator=torch.Generator().manual_seed(1)),)
 
 

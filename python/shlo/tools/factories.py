@@ -13,7 +13,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import torch
+
 from shlo.errors import UsageError
+from shlo.runtime.value_syntax import parse_values
 
 DEFAULT_FACTORY = "model"
 
@@ -45,6 +48,16 @@ def load_factory(target: str) -> tuple[Any, Any]:
     if not callable(model):
         raise UsageError(f"{target}() returned a {type(model).__name__}, not a model")
     return model, example
+
+
+def model_and_inputs(target: str, texts: list[str]) -> tuple[Any, tuple[torch.Tensor, ...]]:
+    """The factory's model and its inputs: those given as `--input` values, else the
+    factory's example inputs."""
+    model, example = load_factory(target)
+    inputs = tuple(map(torch.from_numpy, parse_values(texts))) if texts else example
+    if inputs is None:
+        raise UsageError("the factory returned no example inputs: give --input SHAPExTYPE")
+    return model, tuple(inputs)
 
 
 def _import(location: str, target: str) -> ModuleType:

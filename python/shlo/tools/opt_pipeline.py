@@ -11,13 +11,13 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
-from shlo.errors import ShloError, UsageError
+from shlo.errors import ShloError, UnknownPass, UsageError
 from shlo.ir.check_dialect import has_check_ops, to_generic
 from shlo.ir.diagnostics import Diagnostic, format_all
 from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_source
 from shlo.ir.source import Source
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
-from shlo.pipeline.planner import UnknownPass, plan
+from shlo.pipeline.planner import plan
 from shlo.pipeline.python_registry import python_pass
 from shlo.pipeline.segments import Contexts, PipelineFailed, RunOptions, Segment, run_segments
 from shlo.pipeline.syntax import Element, flag_to_element, parse_pipeline

@@ -18,16 +18,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, NoReturn
 
-from shlo.errors import ShloError
+from shlo.errors import InterpreterError, ParseError, ShloError, UsageError
 from shlo.ir.diagnostics import Diagnostic
 from shlo.ir.source import Source
 from shlo.ir.text import split_top_level
 
 PROG = "shlo-translate"
-
-
-class TranslateError(ShloError):
-    """A problem with the input or the request: `shlo-translate: message`, exit 1."""
 
 
 def _load(source: Source) -> tuple[Any, list[Diagnostic]]:
@@ -72,7 +68,7 @@ def _load_checked(source: Source, verify_diagnostics: bool) -> tuple[Any, list[D
     """`_load`, with its diagnostics kept for --verify-diagnostics; otherwise input that does
     not load is raised as mlir-opt reports it, and what a load that worked reported (warnings)
     goes to stderr."""
-    from shlo.ir.module import ParseError, report
+    from shlo.ir.module import report
     from shlo.ir.portable import newer_producer
     from shlo.ir.stablehlo import stablehlo_version
 
@@ -115,17 +111,15 @@ def parse_args_list(text: str, context: Any) -> list[Any]:
             items = None
             break
         except TypeError:  # the bindings hand over no complex elements attributes
-            raise TranslateError(
+            raise UsageError(
                 f"--args: argument {index}: complex arguments cannot be handed to the interpreter "
                 "binding; pass their real and imaginary parts and build them with stablehlo.complex"
             ) from None
         if not isinstance(attribute, ir.DenseElementsAttr):
-            raise TranslateError(
-                f"expected dense elements attribute for args elements, {_ARGS_USAGE}"
-            )
+            raise UsageError(f"expected dense elements attribute for args elements, {_ARGS_USAGE}")
         attributes.append(attribute)
     if items is None:
-        raise TranslateError(f"expectected array attribute string for args, {_ARGS_USAGE}")
+        raise UsageError(f"expectected array attribute string for args, {_ARGS_USAGE}")
     return attributes
 
 
@@ -177,7 +171,7 @@ def interpret(
 ) -> tuple[list[str], list[Diagnostic]]:
     """Run the entry function (the only one, else @main, as upstream does) with its checks;
     returns the results' text and the failures as diagnostics."""
-    from shlo.interpreter.evaluate import InterpreterError, prepare, run_programs
+    from shlo.interpreter.evaluate import prepare, run_programs
     from shlo.interpreter.unsupported import unsupported_ops
     from shlo.ir.diagnostics import line_column
     from shlo.ir.edit import functions
@@ -198,7 +192,7 @@ def interpret(
         program = prepare(module)
     except InterpreterError as error:
         if error.location is None:
-            raise TranslateError(str(error)) from None
+            raise UsageError(str(error)) from None
         line, column = line_column(error.location)
         return [], [Diagnostic("error", str(error), name, line, column)]
     mismatch = _signature_error(module, program.entry, arguments)

@@ -30,14 +30,14 @@ from torch.utils import _pytree as pytree
 
 from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
-from shlo.errors import ShloError
+from shlo.errors import BundleError, PortableError
 from shlo.frontend.torch_import import import_model
 from shlo.ir.bytecode_guard import check_bytecode
 from shlo.ir.edit import erase_arguments, functions
 from shlo.ir.element_types import DTYPES, as_saved
 from shlo.ir.module import IRModule, from_bytecode, parse_source
 from shlo.ir.output import AtomicOutput, write_file
-from shlo.ir.portable import PortableError, deserialize, serialize
+from shlo.ir.portable import deserialize, serialize
 from shlo.ir.source import Source
 from shlo.ir.stablehlo import WORLD, stablehlo_version
 from shlo.ir.worlds import ContextPolicy
@@ -54,10 +54,6 @@ _ELEMENT = {name: np.dtype(dtype).name for name, dtype in DTYPES.items()} | {"bf
 
 
 _UNTUPLE = "builtin.module(iree-stablehlo-preprocessing-flatten-cfg-tuples)"
-
-
-class BundleError(ShloError, ValueError):
-    """A bundle that cannot be written or read: what is wrong and in which file."""
 
 
 @dataclass

@@ -14,7 +14,8 @@ import torch
 
 from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
-from shlo.frontend.torch_import import FrontendError, import_model
+from shlo.errors import FrontendError
+from shlo.frontend.torch_import import import_model
 from shlo.pipeline.run import flatten
 from shlo.runtime.loaded import LoadedModule
 from shlo.torch.compiled_model import CompiledModel

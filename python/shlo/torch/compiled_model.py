@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from shlo.runtime.errors import RunError
+from shlo.errors import RunError
 from shlo.runtime.loaded import LoadedModule
 from shlo.runtime.tensors import to_numpy, to_torch
 

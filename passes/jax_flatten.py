@@ -1,0 +1,40 @@
+"""`shlo-jax-flatten{platform=cpu types=tensor<4x8xf32>,...}`: a JAX export as IREE and the
+interpreter take it.
+
+One platform kept (`shlo-jax-platform`); shape-polymorphic dimensions refined to `types`, the
+static types of @main's arguments (`stablehlo-refine-arguments`); JAX's shape assertions checked
+at those shapes and removed; the exported function inlined (its dimension arguments go with it);
+shapes refined and dynamic ops made static (`stablehlo-refine-shapes`,
+`stablehlo-canonicalize-dynamism`); jaxlib's LAPACK calls rewritten or refused by name
+(`shlo-jax-linalg`, which reads their `mhlo.backend_config`); JAX's annotations dropped, the
+result names kept; then checked flat, with static shapes.  Without `types`, @main's argument
+types stay as exported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shlo.pipeline.python_pass import register_pipeline
+
+
+@dataclass(frozen=True)
+class JaxFlattenOptions:
+    platform: str = field(default="cpu", metadata={"help": "the platform to keep"})
+    types: tuple[str, ...] = field(
+        default=(), metadata={"help": "@main's argument types, static (refines symbolic shapes)"}
+    )
+
+
+@register_pipeline("shlo-jax-flatten", options=JaxFlattenOptions)
+def jax_flatten(options: JaxFlattenOptions) -> str:
+    """Turn a JAX export into one flat function with static shapes for one platform."""
+    refine = (
+        f"stablehlo-refine-arguments{{types={','.join(options.types)}}}, " if options.types else ""
+    )
+    return (
+        f"shlo-jax-platform{{platform={options.platform}}}, {refine}"
+        "shlo-jax-shape-assertions, inline, symbol-dce, stablehlo-refine-shapes, "
+        "func.func(stablehlo-canonicalize-dynamism), canonicalize, shlo-jax-linalg, inline, "
+        "symbol-dce, canonicalize, shlo-jax-drop-attributes, shlo-verify-flat{profile=luminal}"
+    )
