@@ -10,8 +10,9 @@ partition_id become constants), and the copies are interleaved as the processes 
 each collective becoming the StableHLO ops that compute what upstream's Ops.cpp computes
 (`collectives`).  Groups given as mesh axes are first spelled out as the dense groups
 upstream flattens them to.  A grid whose processes never wait for each other runs natively (so
-`interpreter.print` there shows its own names); so does one with a collective inside a loop or
-a called function, which shlo does not lower.
+`interpreter.print` there shows its own names); calls that lead to a collective are inlined
+first; a grid with a collective inside a loop or a branch runs natively, as shlo does not
+lower it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ PROCESS_OPS = BLOCKING | _IDS | _FEEDS
 # Upstream's own flattening of mesh axes into dense groups (flattenReplicaGroupMeshAxes, which
 # its interpreter calls too), reached through the pass that writes them for older versions.
 _FLATTEN_MESHES = "builtin.module(stablehlo-compatibility-expander{target=1.14.0})"
+_INLINE = "builtin.module(inline)"
 
 
 @dataclass
@@ -102,6 +104,7 @@ def lower_run_parallel(module: Any) -> None:
     Runs with the module's context current; raises ParallelError where the processes would
     wait for each other forever."""
     spell_out_mesh_groups(module)
+    inline_calls_to_collectives(module)
     table = functions(module)
     for site in ops_in(module, "interpreter.run_parallel"):
         programs = [_symbols(row) for row in ir.ArrayAttr(site.attributes["programs"])]
@@ -112,6 +115,25 @@ def lower_run_parallel(module: Any) -> None:
             continue  # nothing to wait for: the native threads cannot time out
         with ir.InsertionPoint(site), site.location:
             _lower(site, programs, table)
+
+
+def inline_calls_to_collectives(module: Any) -> None:
+    """Inline the module's calls when a process reaches a collective through one, so that the
+    collective lies in the process's own body (MLIR's inliner: the same ops, in call order)."""
+    table = functions(module)
+    processes = {
+        name
+        for site in ops_in(module, "interpreter.run_parallel")
+        for row in ir.ArrayAttr(site.attributes["programs"])
+        for name in _symbols(row)
+    }
+    calls = [
+        ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        for name in processes & table.keys()
+        for op in ops_in(table[name], "func.call")
+    ]
+    if any(_reaches_process_ops(callee, table, set()) for callee in calls):
+        passmanager.PassManager.parse(_INLINE).run(module.operation)
 
 
 def spell_out_mesh_groups(module: Any) -> None:

@@ -165,3 +165,39 @@ module @mesh_axes {
     func.return
   }
 }
+
+// -----
+
+// A collective reached through a call: the calls are inlined first, so this 8-process grid runs
+// in one thread as well.  Each process doubles its value before the reduce: 2 - 4 - ... - 256.
+module @called {
+  func.func private @reduce(%x: tensor<i64>) -> tensor<i64> {
+    %r = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+        %d = stablehlo.subtract %a, %b : tensor<i64>
+        stablehlo.return %d : tensor<i64>
+    }) {replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>} : (tensor<i64>) -> tensor<i64>
+    return %r : tensor<i64>
+  }
+  func.func @process(%x: tensor<i64>) -> tensor<i64> {
+    %twice = stablehlo.add %x, %x : tensor<i64>
+    %r = func.call @reduce(%twice) : (tensor<i64>) -> tensor<i64>
+    return %r : tensor<i64>
+  }
+  func.func @main() {
+    %p0 = stablehlo.constant dense<1> : tensor<i64>
+    %p1 = stablehlo.constant dense<2> : tensor<i64>
+    %p2 = stablehlo.constant dense<4> : tensor<i64>
+    %p3 = stablehlo.constant dense<8> : tensor<i64>
+    %p4 = stablehlo.constant dense<16> : tensor<i64>
+    %p5 = stablehlo.constant dense<32> : tensor<i64>
+    %p6 = stablehlo.constant dense<64> : tensor<i64>
+    %p7 = stablehlo.constant dense<128> : tensor<i64>
+    %r:8 = "interpreter.run_parallel"(%p0, %p1, %p2, %p3, %p4, %p5, %p6, %p7) {
+      programs = [[@process], [@process], [@process], [@process], [@process], [@process], [@process], [@process]]
+    } : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>) -> (tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>, tensor<i64>)
+    check.expect_eq_const %r#0, dense<-506> : tensor<i64>
+    check.expect_eq_const %r#7, dense<-506> : tensor<i64>
+    func.return
+  }
+}
