@@ -18,7 +18,7 @@ import json
 import re
 import subprocess
 import sys
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.edit import ops_in
 from shlo.ir.stablehlo import ir
@@ -36,7 +36,7 @@ def lapack_calls(module: Any) -> list[Any]:
 
 def target(op: Any) -> str:
     """A custom call's target name."""
-    return ir.StringAttr(op.attributes["call_target_name"]).value
+    return cast(str, ir.StringAttr(op.attributes["call_target_name"]).value)
 
 
 def _types(values: Any) -> list[list[Any]]:

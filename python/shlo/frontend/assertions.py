@@ -10,6 +10,8 @@ when one comes back false (`Imported.unflatten_outputs`), where eager raises it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from shlo.errors import AssertionFailed
@@ -40,7 +42,7 @@ def assertions_as_results(graph: torch.fx.Graph) -> tuple[str, ...]:
     return tuple(messages)
 
 
-def check(results: list, messages: tuple[str, ...]) -> list:
+def check(results: list[Any], messages: tuple[str, ...]) -> list[Any]:
     """`results` without the trailing assertion results, after raising `AssertionFailed` with
     the first failed one's message."""
     if not messages:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from shlo.ir.edit import create, ops_in
 from shlo.ir.stablehlo import WORLD, ir
@@ -176,5 +176,5 @@ def _is_one(value: Any) -> bool:
     owner = value.owner.operation
     attribute = owner.attributes["value"]
     if owner.name == "torch.constant.int":
-        return ir.IntegerAttr(attribute).value == 1
-    return owner.name == "torch.constant.float" and ir.FloatAttr(attribute).value == 1.0
+        return cast(bool, ir.IntegerAttr(attribute).value == 1)
+    return cast(bool, owner.name == "torch.constant.float" and ir.FloatAttr(attribute).value == 1.0)

@@ -57,7 +57,7 @@ class CompositeBuilder:
         self.name, self.attributes, self.id = name, dict(attributes or {}), next(_ids)
         json.dumps(self.attributes)  # attributes must be plain values (str, int, float, bool)
 
-    def _mark(self, tensors: tuple, is_input: bool) -> Any:
+    def _mark(self, tensors: tuple[torch.Tensor, ...], is_input: bool) -> Any:
         def info(position: int) -> str:
             return json.dumps(
                 {"name": self.name, "id": self.id, "pos": position, "input": is_input,
@@ -78,7 +78,7 @@ class _CompositeCall(HigherOrderOperator):
     """`composite(subgraph, *inputs)`: imported by torch-mlir as a call; run, runs the subgraph."""
 
     def __init__(self) -> None:
-        super().__init__("shlo_composite")
+        super().__init__("shlo_composite")  # type: ignore[no-untyped-call]
 
     def __call__(self, subgraph: Any, *inputs: Any) -> Any:
         return subgraph(*inputs)
@@ -90,7 +90,7 @@ composite_call = _CompositeCall()
 @dataclass
 class _Region:
     name: str
-    attributes: dict
+    attributes: dict[str, Any]
     inputs: dict[int, torch.fx.Node] = field(default_factory=dict)
     outputs: dict[int, torch.fx.Node] = field(default_factory=dict)
 
@@ -308,7 +308,7 @@ def lower_with_composites(raw: Any, lower: Callable[[Any], Any]) -> Any:
     return raw
 
 
-def _calls_to_composites(module: Any, name: str, described: dict, signature: Any) -> None:
+def _calls_to_composites(module: Any, name: str, described: dict[str, Any], signature: Any) -> None:
     calls = [op for op in ops_in(module, "func.call") if str(op.attributes["callee"]) == f"@{name}"]
     attributes = ", ".join(
         f"{key} = {_attribute_text(value)}" for key, value in described["attributes"].items()

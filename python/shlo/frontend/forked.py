@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import torch
 
@@ -100,7 +100,7 @@ def call_forked(work: Callable[[], T]) -> T | Crashed:
     kind, value = outcome
     if kind == "raised":
         raise value
-    return value
+    return cast(T, value)
 
 
 def _ended(status: int) -> str:

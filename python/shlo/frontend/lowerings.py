@@ -57,7 +57,7 @@ function in their place in the exported graph and the retrace runs it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch._decomp import decomposition_table
@@ -81,15 +81,19 @@ def prod(x: torch.Tensor, dims: Sequence[int], output_dtype: Any = None) -> torc
 
 
 def shift_right(x: torch.Tensor, bits: Any) -> torch.Tensor:
-    return aten.bitwise_right_shift.Tensor(x, torch.scalar_tensor(bits, dtype=x.dtype))
+    return cast(
+        torch.Tensor, aten.bitwise_right_shift.Tensor(x, torch.scalar_tensor(bits, dtype=x.dtype))
+    )
 
 
 def shift_left(x: torch.Tensor, bits: Any) -> torch.Tensor:
-    return aten.bitwise_left_shift.Tensor(x, torch.scalar_tensor(bits, dtype=x.dtype))
+    return cast(
+        torch.Tensor, aten.bitwise_left_shift.Tensor(x, torch.scalar_tensor(bits, dtype=x.dtype))
+    )
 
 
 def norm(x: torch.Tensor, p: Any = 2) -> torch.Tensor:
-    return torch.linalg.vector_norm(x, 2 if p is None else p)
+    return cast(torch.Tensor, torch.linalg.vector_norm(x, 2 if p is None else p))
 
 
 def _on_floats(op: Any) -> Callable[..., Any]:
@@ -107,7 +111,7 @@ def _on_floats(op: Any) -> Callable[..., Any]:
 def unfold(x: torch.Tensor, dimension: int, size: int, step: int) -> torch.Tensor:
     if x.dim() == 0:  # torch's decomposition takes an as_strided view, which crashes torch-mlir
         return x.reshape(1)[:size]
-    return decomposition_table[aten.unfold.default](x, dimension, size, step)
+    return cast(torch.Tensor, decomposition_table[aten.unfold.default](x, dimension, size, step))
 
 
 def kthvalue(
@@ -123,7 +127,7 @@ def isclose(
 ) -> torch.Tensor:
     b = torch.as_tensor(b, dtype=a.dtype) if not isinstance(b, torch.Tensor) else b
     error = torch.abs(a - b)
-    close = (a == b) | (torch.isfinite(error) & (error <= atol + torch.abs(rtol * b)))
+    close: torch.Tensor = (a == b) | (torch.isfinite(error) & (error <= atol + torch.abs(rtol * b)))
     if equal_nan:
         close = close | (torch.isnan(a) & torch.isnan(b))
     return close
@@ -169,7 +173,7 @@ def prims_squeeze(x: torch.Tensor, dimensions: Sequence[int]) -> torch.Tensor:
 
 
 def prims_view_of(x: torch.Tensor) -> torch.Tensor:
-    return aten.alias.default(x)
+    return cast(torch.Tensor, aten.alias.default(x))
 
 
 def prims_split_dim(x: torch.Tensor, dim: int, outer_length: int) -> torch.Tensor:
@@ -271,7 +275,7 @@ def _transposed(
     window of it that padding and output padding select (torch-mlir gets the output size of
     one with output padding wrong)."""
     unpadded = [0] * len(stride)
-    full = aten.convolution.default(
+    full: torch.Tensor = aten.convolution.default(
         x, weight, None, stride, unpadded, dilation, True, unpadded, groups
     )
     for d, p, size in zip(range(2, x.dim()), padding, sizes, strict=True):

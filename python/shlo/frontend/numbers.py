@@ -10,7 +10,7 @@ value is refused (`check_fixed`).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -116,7 +116,7 @@ def check_numbers(inputs: Any, leaves: list[Any], dtypes: dict[int, np.dtype]) -
     return None
 
 
-def _name(path: tuple) -> str:
+def _name(path: tuple[Any, ...]) -> str:
     """`args[1]` or `s` (a keyword argument) for a leaf of ((args...), {kwargs})."""
     where, *rest = path
     head = f"args[{rest[0].idx}]" if where.idx == 0 else str(rest[0].key)
@@ -128,4 +128,4 @@ def _same(got: Any, want: Any) -> bool:
         return False
     if isinstance(want, float) and math.isnan(want):
         return math.isnan(got)
-    return got == want
+    return cast(bool, got == want)

@@ -44,8 +44,9 @@ def _sizes(
 ) -> list[list[int]]:
     """The output sizes without and with ceil mode."""
     spatial = x.shape[-len(kernel) :]
+    output_shape: Callable[..., int] = pooling_output_shape  # untyped in torch
     return [
-        [pooling_output_shape(n, k, p, s, d, ceil) for n, k, p, s, d in zip(
+        [output_shape(n, k, p, s, d, ceil) for n, k, p, s, d in zip(
             spatial, kernel, padding, stride, dilation, strict=True
         )]
         for ceil in (False, True)

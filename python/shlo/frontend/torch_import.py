@@ -12,7 +12,7 @@ import io
 import re
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -130,7 +130,9 @@ class Imported:
                     unsigned[index] = np.dtype(f"uint{element.width}")
         return unsigned
 
-    def flatten_inputs(self, args: tuple, kwargs: dict | None = None) -> list[Any]:
+    def flatten_inputs(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None
+    ) -> list[Any]:
         """@main's arguments for a call of the model with `args` and `kwargs`."""
         if (
             not kwargs
@@ -198,7 +200,10 @@ def _persistent_buffers(model: torch.nn.Module) -> Iterator[None]:
 
 
 def export(
-    model: torch.nn.Module, args: tuple, kwargs: dict | None = None, dynamic_shapes: Any = None
+    model: torch.nn.Module,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] | None = None,
+    dynamic_shapes: Any = None,
 ) -> torch.export.ExportedProgram:
     """torch.export with the fixes shlo applies; a trace failure becomes a FrontendError."""
     failure: Exception | None = None
@@ -256,8 +261,8 @@ def _eager_quantized(model: torch.nn.Module) -> list[str]:
 
 def import_model(
     model: torch.nn.Module,
-    args: tuple,
-    kwargs: dict | None = None,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] | None = None,
     *,
     dynamic_shapes: Any = None,
     output_type: str = "stablehlo",
@@ -368,13 +373,15 @@ class _Lowered:
 
 
 @functools.cache
-def _decompositions() -> dict:
+def _decompositions() -> dict[Any, Callable[..., Any]]:
     """What `_lower` decomposes, built once (torch-mlir builds its table anew on every call,
     taking longer than a small model's whole import)."""
     return {**get_decomposition_table(), **MISSING_LOWERINGS, **DECOMPOSITIONS}
 
 
-def _lower(program: torch.export.ExportedProgram, how: _How, decompositions: dict) -> _Lowered:
+def _lower(
+    program: torch.export.ExportedProgram, how: _How, decompositions: dict[Any, Callable[..., Any]]
+) -> _Lowered:
     """`decompositions` (PyTorch's), torch-mlir's import and lowering to `how.output_type`,
     and (to StableHLO) where PyTorch's semantics differ from torch-mlir's lowering."""
     failure = None
@@ -543,7 +550,7 @@ _ZERO_COPY_DTYPES = {
 }  # fmt: skip
 
 
-def _unknown_ops(program: torch.export.ExportedProgram) -> set:
+def _unknown_ops(program: torch.export.ExportedProgram) -> set[tuple[str, str]]:
     """(ATen op, site) for every op torch-mlir does not know: its lowering stops at the first,
     but the unlowered import holds them all, as `torch.operator`s."""
     try:
@@ -556,7 +563,7 @@ def _unknown_ops(program: torch.export.ExportedProgram) -> set:
     }
 
 
-def _unconverted_ops(program: torch.export.ExportedProgram) -> set:
+def _unconverted_ops(program: torch.export.ExportedProgram) -> set[tuple[str, str]]:
     """(op, site) for every torch op that torch-mlir's conversion to StableHLO leaves behind.
 
     The lowering reports only the first illegal op in program order, which is often a
@@ -605,7 +612,7 @@ def _site(text: str) -> str:
     return f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
 
 
-def _lowering_failure(printed: str, error: Exception, unknown: set) -> str:
+def _lowering_failure(printed: str, error: Exception, unknown: set[tuple[str, str]]) -> str:
     """Every op torch-mlir could not lower, with where the model uses it, else the error."""
     # torch.operator wraps an ATen op torch-mlir does not know; name the ATen op instead
     found = set(unknown)

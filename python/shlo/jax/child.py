@@ -153,7 +153,7 @@ class _RequestUnpickler(pickle.Unpickler):
                 self.scope = jax.export.SymbolicScope()
             text = ", ".join(map(str, dims))
             shape = jax.export.symbolic_shape(text, scope=self.scope)
-        return jax.ShapeDtypeStruct(shape, jax.numpy.dtype(dtype))
+        return jax.ShapeDtypeStruct(shape, jax.numpy.dtype(dtype))  # type: ignore[no-untyped-call]
 
 
 def _torch_hint() -> str:
@@ -174,7 +174,7 @@ def main(argv: list[str]) -> int:
     except ImportError as error:
         print(f"error: JAX is not importable here ({error})", file=sys.stderr)
         return 1
-    jax.config.update("jax_enable_x64", "--x64" in argv)  # as the caller's JAX has it
+    jax.config.update("jax_enable_x64", "--x64" in argv)  # type: ignore[no-untyped-call]  # as the caller's JAX has it
     print(json.dumps({"stablehlo": stablehlo.get_current_version()}), flush=True)
     if not sys.stdin.readline().strip():
         return 0

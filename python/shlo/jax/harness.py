@@ -11,7 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -89,7 +89,7 @@ def _sign_fixed(a: np.ndarray, axis: int) -> np.ndarray:
     singular vectors are unique only up to that)."""
     index = np.expand_dims(np.argmax(np.abs(a), axis=axis), axis)
     lead = np.take_along_axis(a, index, axis=axis)
-    return a * np.conj(lead) / np.where(np.abs(lead) == 0, 1, np.abs(lead))
+    return cast(np.ndarray, a * np.conj(lead) / np.where(np.abs(lead) == 0, 1, np.abs(lead)))
 
 
 def mismatch(got: np.ndarray, want: np.ndarray) -> str | None:
@@ -118,7 +118,9 @@ def mismatch(got: np.ndarray, want: np.ndarray) -> str | None:
 
 
 def _rebuilt(vectors: np.ndarray, values: np.ndarray) -> np.ndarray:
-    return (vectors * values[..., None, :]) @ np.conj(np.swapaxes(vectors, -1, -2))
+    return cast(
+        np.ndarray, (vectors * values[..., None, :]) @ np.conj(np.swapaxes(vectors, -1, -2))
+    )
 
 
 def eigen_mismatch(got: list[np.ndarray], want: list[np.ndarray]) -> str | None:
@@ -141,7 +143,7 @@ def svd_mismatch(got: list[np.ndarray], want: list[np.ndarray]) -> str | None:
     k = s.shape[-1]
 
     def rebuilt(u: np.ndarray, s: np.ndarray, vh: np.ndarray) -> np.ndarray:
-        return (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+        return cast(np.ndarray, (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :])
 
     if problem := mismatch(rebuilt(u, s, vh), rebuilt(*want)):
         return f"u diag(s) vh: {problem}"

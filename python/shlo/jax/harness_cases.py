@@ -7,7 +7,7 @@ Each case is a name that `program(name, dtype)` turns into (function, example ar
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
@@ -28,7 +28,7 @@ def _random(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
 def _spd(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
     a = _random(shape, dtype, seed)
     n = shape[-1]
-    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
+    return cast(np.ndarray, (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype))
 
 
 def _ill(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
@@ -36,7 +36,7 @@ def _ill(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
     q1, _ = np.linalg.qr(_random(shape, "float64", seed))
     q2, _ = np.linalg.qr(_random(shape, "float64", seed + 1))
     s = np.logspace(0, -4, shape[-1])
-    return (q1 * s[..., None, :] @ q2).astype(dtype)
+    return cast(np.ndarray, (q1 * s[..., None, :] @ q2).astype(dtype))
 
 
 # name -> (function, input maker, input shapes)

@@ -61,7 +61,7 @@ def export(case: dict[str, Any], harnesses: dict[str, Any], stem: Path) -> dict[
     if case["kind"] == "back_compat":
         return _stored(harnesses[case["name"]], stem)
     wide = case.get("dtype") or str(getattr(harnesses.get(case["name"]), "dtype", ""))
-    jax.config.update("jax_enable_x64", any(w in wide for w in ("64", "128")))
+    jax.config.update("jax_enable_x64", any(w in wide for w in ("64", "128")))  # type: ignore[no-untyped-call]
     try:
         function, args = _program(case, harnesses)
         jitted = jax.jit(function)
@@ -74,7 +74,7 @@ def export(case: dict[str, Any], harnesses: dict[str, Any], stem: Path) -> dict[
 
 
 def main(argv: list[str]) -> int:
-    jax.config.update("jax_platforms", "cpu")
+    jax.config.update("jax_platforms", "cpu")  # type: ignore[no-untyped-call]
     if argv[:1] == ["--list"]:
         print("\n".join(_sources(argv[1])))
         return 0

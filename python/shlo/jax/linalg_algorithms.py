@@ -9,7 +9,7 @@ here takes one matrix; batches go through `batched`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -117,7 +117,7 @@ def geqrf(a: Array) -> tuple[Array, Array]:
         return out.at[:, j].set(column), taus.at[j].set(tau)
 
     k = min(m, n)
-    return lax.fori_loop(0, k, step, (a, jnp.zeros((k,), a.dtype)))
+    return cast("tuple[Array, Array]", lax.fori_loop(0, k, step, (a, jnp.zeros((k,), a.dtype))))
 
 
 def householder_product(a: Array, taus: Array) -> Array:
@@ -195,10 +195,15 @@ def _sweeps(rotation: Rotation, a: Array) -> tuple[Array, Array]:
     p, q = (jnp.asarray(i, np.int32) for i in np.triu_indices(n, 1))
 
     def sweep(_: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
-        return lax.fori_loop(0, p.shape[0], lambda k, st: rotation(st, p[k], q[k]), state)
+        return cast(
+            "tuple[Array, Array]",
+            lax.fori_loop(0, p.shape[0], lambda k, st: rotation(st, p[k], q[k]), state),
+        )
 
     count = JACOBI_SWEEPS[np.dtype(a.dtype).itemsize]
-    return lax.fori_loop(0, count, sweep, (a, jnp.eye(n, dtype=a.dtype)))
+    return cast(
+        "tuple[Array, Array]", lax.fori_loop(0, count, sweep, (a, jnp.eye(n, dtype=a.dtype)))
+    )
 
 
 def _orthogonalize(state: tuple[Array, Array], p: Array, q: Array) -> tuple[Array, Array]:

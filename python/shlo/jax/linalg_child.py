@@ -111,7 +111,7 @@ def replacement(call: dict[str, Any]) -> dict[str, str]:
     from shlo.jax import linalg_contracts
 
     wide = any("64" in element for _, element in call["operands"])
-    jax.config.update("jax_enable_x64", wide)
+    jax.config.update("jax_enable_x64", wide)  # type: ignore[no-untyped-call]
     try:
         operands = _types(call["operands"])
         results = _types(call["results"])
@@ -121,7 +121,10 @@ def replacement(call: dict[str, Any]) -> dict[str, str]:
             out = contract(list(args), call["config"])
             return linalg_contracts.shaped(out, results)
 
-        specs = [jax.ShapeDtypeStruct(tuple(shape), dtype) for shape, dtype in operands]
+        specs = [
+            jax.ShapeDtypeStruct(tuple(shape), dtype)  # type: ignore[no-untyped-call]
+            for shape, dtype in operands
+        ]
         text = jax.jit(main).lower(*specs).as_text(debug_info=False)
     except Exception as error:  # JAX could not write it: the call is refused with the reason
         first = (str(error).strip().splitlines() or [""])[0]
@@ -132,7 +135,7 @@ def replacement(call: dict[str, Any]) -> dict[str, str]:
 
 
 def main() -> int:
-    jax.config.update("jax_platforms", "cpu")
+    jax.config.update("jax_platforms", "cpu")  # type: ignore[no-untyped-call]
     install()
     calls = json.load(sys.stdin)
     json.dump([replacement(call) for call in calls], sys.stdout)

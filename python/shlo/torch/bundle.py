@@ -113,9 +113,9 @@ def _function_types(module: IRModule, name: str) -> tuple[list[str], list[str]]:
 
 def save_bundle(
     model: torch.nn.Module,
-    args: tuple,
+    args: tuple[Any, ...],
     directory: str | Path,
-    kwargs: dict | None = None,
+    kwargs: dict[str, Any] | None = None,
     *,
     dynamic_shapes: Any = None,
     name: str = "forward",
@@ -190,14 +190,14 @@ def read_meta(directory: str | Path, name: str = "forward") -> FunctionMeta:
     return meta
 
 
-def _signature(raw: dict) -> VariableSignature:
+def _signature(raw: dict[str, Any]) -> VariableSignature:
     shape = [int(d) for d in raw["shape"]]
     return VariableSignature(
         shape, str(raw["dtype"]), [int(d) for d in raw.get("dynamic_dims", [])]
     )
 
 
-def _location(raw: dict) -> InputLocation:
+def _location(raw: dict[str, Any]) -> InputLocation:
     kind = raw["type_"]
     if kind not in (INPUT_ARG, PARAMETER, CONSTANT):
         raise ValueError(f"unknown input location type {kind!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -29,8 +29,8 @@ AUTO_ARCHIVE_BYTES = 256 * 2**20
 
 def compile_torch(
     model: torch.nn.Module,
-    args: tuple,
-    kwargs: dict | None = None,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] | None = None,
     *,
     target: Target | str = "llvm-cpu",
     device: str | None = None,
@@ -88,4 +88,4 @@ def _large(model: torch.nn.Module) -> bool:
     `AUTO_ARCHIVE_BYTES` of state or more."""
     if any(module.training for module in model.modules()):
         return False
-    return sum(t.nbytes for t in model.state_dict().values()) >= AUTO_ARCHIVE_BYTES
+    return cast(bool, sum(t.nbytes for t in model.state_dict().values()) >= AUTO_ARCHIVE_BYTES)

@@ -31,7 +31,7 @@ class CompiledModel:
     compiled: Compiled
     loaded: LoadedModule
     parameters: Path | None = None
-    owns: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
+    owns: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._invoke = self.loaded.invoker(self.imported.function)
@@ -79,7 +79,7 @@ class CompiledModel:
 _INT64 = range(-(2**63), 2**63)
 
 
-def check_call(in_spec: Any, args: tuple, kwargs: dict) -> None:
+def check_call(in_spec: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """A call's mistakes in the caller's terms, before pytree compares structures (its message
     prints both tree specs): how many arguments, which keywords, a Python int beyond int64."""
     if in_spec is not None and in_spec.num_children == 2:

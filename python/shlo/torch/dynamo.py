@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import torch
 from functorch.compile import make_boxed_func
@@ -44,7 +44,7 @@ class _Frozen(torch.nn.Module):
     they are at compile time (for inference; in-place weight updates are not seen).
     """
 
-    def __init__(self, graph: torch.fx.GraphModule, inputs: tuple) -> None:
+    def __init__(self, graph: torch.fx.GraphModule, inputs: tuple[Any, ...]) -> None:
         super().__init__()
         self.graph = graph
         self.slots = [i for i, x in enumerate(inputs) if isinstance(x, torch.nn.Parameter)]
@@ -78,13 +78,13 @@ class _Frozen(torch.nn.Module):
         count = len(outputs) + len(self.nones)
         return tuple(None if i in self.nones else next(given) for i in range(count))
 
-    def others(self, args: tuple) -> tuple:
+    def others(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """The arguments that are not lifted parameters (those were bound at compile time)."""
         return tuple(a for i, a in enumerate(args) if i not in self._slot_set)
 
 
 def _compile_or_fallback(
-    graph: torch.fx.GraphModule, inputs: tuple, options: dict[str, Any]
+    graph: torch.fx.GraphModule, inputs: tuple[Any, ...], options: dict[str, Any]
 ) -> Callable[..., Any]:
     try:
         frozen = _Frozen(graph, inputs)
@@ -112,7 +112,7 @@ def _compile_or_fallback(
         return graph.forward
 
 
-def _shape_key(args: tuple) -> tuple:
+def _shape_key(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else a for a in args)
 
 
@@ -133,7 +133,9 @@ def shlo_backend(
 
 
 # (graph, example inputs with concrete shapes, options) -> the graph's compiled callable
-GraphCompiler = Callable[[torch.fx.GraphModule, tuple, dict[str, Any]], Callable[..., Any]]
+GraphCompiler = Callable[
+    [torch.fx.GraphModule, tuple[Any, ...], dict[str, Any]], Callable[..., Any]
+]
 
 
 def _per_concrete_shape(
@@ -146,7 +148,7 @@ def _per_concrete_shape(
     on each concrete shape it is called with."""
     if not any(isinstance(x, torch.SymInt) for x in example_inputs):
         return compile_graph(graph, tuple(example_inputs), options)
-    compiled: dict[tuple, Callable[..., Any]] = {}
+    compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
 
     def run(*args: Any) -> Any:
         key = _shape_key(args)
@@ -162,7 +164,7 @@ def _needs_grad(value: Any) -> bool:
 
 
 def _training(
-    graph: torch.fx.GraphModule, example_inputs: tuple, options: dict[str, Any]
+    graph: torch.fx.GraphModule, example_inputs: tuple[Any, ...], options: dict[str, Any]
 ) -> Callable[..., Any]:
     """A graph that gradients flow through: AOTAutograd splits it into a forward and a
     backward graph, and shlo compiles each (the weights are inputs, since training updates
@@ -171,7 +173,9 @@ def _training(
     def compile_part(part: torch.fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
         with unset_fake_temporarily():  # AOTAutograd compiles under its fake tensor mode
             real = tuple(_real(x) for x in inputs)
-            return make_boxed_func(_compile_or_fallback(part, real, options))
+            return cast(
+                "Callable[..., Any]", make_boxed_func(_compile_or_fallback(part, real, options))
+            )
 
     backend = aot_autograd(fw_compiler=compile_part, bw_compiler=compile_part)
     return backend(graph, list(example_inputs))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -32,8 +33,8 @@ def time_call(candidate: CompiledModel, call: Callable[[], object], runs: int) -
 
 def on_faster_host_device(
     compiled: CompiledModel,
-    args: tuple,
-    kwargs: dict,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
     timer: Timer = time_call,
 ) -> CompiledModel:
     """`compiled`, or the same module on the other host device when that runs it faster.
