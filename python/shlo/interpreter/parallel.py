@@ -145,14 +145,15 @@ def spell_out_mesh_groups(module: Any) -> None:
     clone = module.operation.clone()
     try:
         passmanager.PassManager.parse(_FLATTEN_MESHES).run(clone)
+        flattened = [op for op in ops_in(clone) if "replica_groups" in op.attributes]
+        for op, spelled in zip(grouped, flattened, strict=True):
+            groups = spelled.attributes["replica_groups"]
+            if isinstance(groups, ir.DenseElementsAttr):
+                op.attributes["replica_groups"] = groups
     except ir.MLIRError:
-        return  # left to the native run, which fails as upstream's does
-    flattened = [op for op in ops_in(clone) if "replica_groups" in op.attributes]
-    for op, spelled in zip(grouped, flattened, strict=True):
-        groups = spelled.attributes["replica_groups"]
-        if isinstance(groups, ir.DenseElementsAttr):
-            op.attributes["replica_groups"] = groups
-    clone.erase()
+        pass  # left to the native run, which fails as upstream's does
+    finally:
+        clone.erase()
 
 
 def _processes(site: Any, programs: list[list[str]], table: dict[str, Any]) -> list[_Process]:
