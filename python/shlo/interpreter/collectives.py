@@ -1,12 +1,10 @@
-"""Collectives as the StableHLO ops that compute them, once every process has arrived.
+"""Who meets whom at a collective, as upstream's reference forms its process groups.
 
-`parallel` lowers `interpreter.run_parallel` into straight-line code; here each rendezvous
-becomes concatenates, slices and maps over the values the processes brought, following
-upstream's reference (stablehlo/reference/Ops.cpp and ProcessGrid.cpp at 7b1b157): which
-processes form a group (cross-replica, cross-partition, both, or flattened ids), in which order
-values are combined (group order for gathers and all_to_all, process-id order for reductions),
-and what a process outside every group gets (zeros for collective_broadcast and
-collective_permute; an error for the others).
+Follows stablehlo/reference/Ops.cpp and ProcessGrid.cpp at 7b1b157: which processes form a
+group (cross-replica, cross-partition, both, or flattened ids, by the channel handle and
+`use_global_device_ids`), and which processes may stand outside every group (they go on alone
+at collective_broadcast, collective_permute and collective_reduce; elsewhere it is an error).
+`rendezvous` computes the values once they have met.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from shlo.errors import ShloError
-from shlo.ir.edit import create, equal_part
 from shlo.ir.stablehlo import ir
 
 RENDEZVOUS = (
@@ -27,8 +24,12 @@ RENDEZVOUS = (
     "all_to_all",
     "collective_broadcast",
     "collective_permute",
+    "collective_reduce",
     "reduce_scatter",
 )
+BLOCKING = {f"stablehlo.{n}" for n in RENDEZVOUS} | {"stablehlo.send", "stablehlo.recv"}
+# Collectives a process outside every group passes alone (it gets zeros).
+ALONE_OUTSIDE = {"stablehlo.collective_broadcast", "stablehlo.collective_reduce"}
 Pid = tuple[int, int]  # (replica_id, partition_id)
 _HANDLE = re.compile(r"handle\s*=\s*(-?\d+)")
 
@@ -105,7 +106,7 @@ class Grid:
         group = next((g for g in groups if pid in g), None)
         if group is not None:
             return group
-        if op.name == "stablehlo.collective_broadcast":
+        if op.name in ALONE_OUTSIDE:
             return [pid]
         raise ParallelError(f"Failed to find process group with process_id: ({pid[0]}, {pid[1]})")
 
@@ -119,129 +120,3 @@ def same_rendezvous(a: Any, b: Any) -> bool:
         and all(str(a.attributes[k]) == str(b.attributes[k]) for k in keys if k in a.attributes)
         and all(k in a.attributes for k in keys if k in b.attributes)
     )
-
-
-def constant(tensor_type: Any, element: str) -> Any:
-    """A splat `stablehlo.constant` of `element` text at the insertion point."""
-    return create(
-        "stablehlo.constant",
-        tensor_type,
-        [],
-        {"value": ir.Attribute.parse(f"dense<{element}> : {tensor_type}")},
-    )
-
-
-def zeros(tensor_type: Any) -> Any:
-    element = ir.RankedTensorType(tensor_type).element_type
-    if isinstance(element, ir.ComplexType):
-        text = "(0.0,0.0)"
-    elif isinstance(element, ir.IntegerType):
-        text = "false" if ir.IntegerType(element).width == 1 else "0"
-    else:
-        text = "0.0"
-    return constant(tensor_type, text)
-
-
-def replace(op: Any, values: list[Any]) -> None:
-    for old, new in zip(op.results, values, strict=True):
-        old.replace_all_uses_with(new)
-    op.erase()
-
-
-def call(name: str, signature: Any) -> list[Any]:
-    """The results of a new `func.call @name()` at the insertion point."""
-    op = ir.Operation.create(
-        "func.call",
-        results=list(signature.results),
-        attributes={"callee": ir.FlatSymbolRefAttr.get(name)},
-    )
-    return list(op.results)
-
-
-def send_recv(send: Any, recv: Any) -> None:
-    """A send met by a recv on its channel: the recv gets the sent values."""
-    sent = list(send.operands)
-    replace(recv, [*sent[:-1], recv.operands[0]])
-    replace(send, [sent[-1]])
-
-
-def _concatenate(values: list[Any], dimension: int, result: Any) -> Any:
-    if len(values) == 1 and values[0].type == result:
-        return values[0]
-    attributes = {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dimension)}
-    return create("stablehlo.concatenate", result, values, attributes)
-
-
-def _combine(op: Any, lhs: Any, rhs: Any) -> Any:
-    """`op`'s computation applied element by element (a `stablehlo.map` of a copy of it)."""
-    rank = len(ir.RankedTensorType(lhs.type).shape)
-    mapped = ir.Operation.create(
-        "stablehlo.map",
-        results=[lhs.type],
-        operands=[lhs, rhs],
-        attributes={"dimensions": ir.DenseI64ArrayAttr.get(list(range(rank)))},
-        regions=1,
-    )
-    copy = op.clone()
-    copy.regions[0].blocks[0].append_to(mapped.regions[0])
-    copy.erase()
-    return mapped.results[0]
-
-
-def _reduced(arrived: dict[Pid, Any], index: int) -> Any:
-    """Operand `index` of every process combined in process-id order, as allReduceOp does."""
-    order = sorted(arrived)
-    value = arrived[order[0]].operands[index]
-    for pid in order[1:]:
-        value = _combine(arrived[pid], value, arrived[pid].operands[index])
-    return value
-
-
-def rendezvous(name: str, arrived: dict[Pid, Any], grid: Grid) -> None:
-    """Replace the collective `name` of every arrived process (in group order) by its value."""
-    group = list(arrived)
-    first = arrived[group[0]]
-    kind = name.split(".", 1)[1]
-    results: dict[Pid, list[Any]] = {}
-    if kind == "all_gather":
-        dim = ir.IntegerAttr(first.attributes["all_gather_dim"]).value
-        gathered = [
-            _concatenate([arrived[s].operands[k] for s in group], dim, result.type)
-            for k, result in enumerate(first.results)
-        ]
-        results = dict.fromkeys(group, gathered)
-    elif kind == "all_reduce":
-        reduced = [_reduced(arrived, k) for k in range(len(first.operands))]
-        results = dict.fromkeys(group, reduced)
-    elif kind == "reduce_scatter":
-        dim = ir.IntegerAttr(first.attributes["scatter_dimension"]).value
-        count = len(grid.groups(first)[0])
-        reduced = _reduced(arrived, 0)
-        results = {pid: [equal_part(reduced, dim, i, count)] for i, pid in enumerate(group)}
-    elif kind == "all_to_all":
-        split = ir.IntegerAttr(first.attributes["split_dimension"]).value
-        concat = ir.IntegerAttr(first.attributes["concat_dimension"]).value
-        count = ir.IntegerAttr(first.attributes["split_count"]).value
-        for receiver, pid in enumerate(group):
-            results[pid] = [
-                _concatenate(
-                    [equal_part(arrived[s].operands[k], split, receiver, count) for s in group],
-                    concat,
-                    result.type,
-                )
-                for k, result in enumerate(arrived[pid].results)
-            ]
-    elif kind == "collective_broadcast":
-        inside = any(group[0] in g for g in grid.groups(first))
-        for pid in group:
-            op = arrived[pid]
-            results[pid] = [first.operands[0] if inside else zeros(op.results[0].type)]
-    else:  # collective_permute: the last pair sending to a process wins, as upstream loops
-        pairs = [g for g in grid.groups(first)]
-        for pid in group:
-            op = arrived[pid]
-            sources = [source for source, target in pairs if target == pid]
-            value = arrived[sources[-1]].operands[0] if sources else zeros(op.results[0].type)
-            results[pid] = [value]
-    for pid in group:
-        replace(arrived[pid], results[pid])

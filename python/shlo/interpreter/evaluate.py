@@ -36,6 +36,7 @@ from shlo.interpreter.checks import (
 from shlo.interpreter.collectives import ParallelError
 from shlo.interpreter.parallel import lower_run_parallel
 from shlo.interpreter.probes import INDEX, ProbeRecord, complex_parts, read_index
+from shlo.interpreter.rendezvous import TRAP
 from shlo.interpreter.tensor_text import complex_attribute
 from shlo.interpreter.unsupported import unsupported_reason
 from shlo.ir.edit import functions, ops_in, returned_values, set_results
@@ -47,6 +48,7 @@ from shlo.ir.stablehlo import WORLD, ir, make_context
 from shlo.ir.worlds import ContextPolicy
 
 _ABORT = re.compile(r"LLVM ERROR: (.*)")
+_TRAP = re.compile(rf'@{TRAP}\(\).*backend_config = "(\d+):(\d+): ([^"]*)"')
 _UNSUPPORTED = re.compile(
     r"Operation (\S+) is unsupported|Unsupported op: (?:%\S+ = )?\"?([\w.]+)"
     r"|^(\w+) is only supported when run via interpreter.run_parallel"
@@ -72,6 +74,7 @@ class Outcome:
     results: list[str] = field(default_factory=list)
     error: str | None = None
     failures: list[CheckFailure] = field(default_factory=list)
+    error_at: tuple[int, int] | None = None  # the (line, column) the error names, if any
 
 
 def entry_function(module: Any, requested: str = "main") -> str:
@@ -164,7 +167,7 @@ def run_programs(
                     records = read_index(directory)
                     outcomes.append(_judge(program, line["results"], records, probe_dir))
             if error is not None and len(outcomes) < len(programs):
-                outcomes.append(Outcome(error=error))
+                outcomes.append(_failed(error))
     return outcomes
 
 
@@ -201,16 +204,31 @@ def _run_child(
     return _abort_reason(done.stderr, done.returncode)
 
 
+def _failed(error: str) -> Outcome:
+    """The outcome of a program that died: at the trap it reached, if it reached one."""
+    trap = _TRAP.search(error)
+    if trap is None:
+        return Outcome(error=error)
+    return Outcome(error=trap.group(3), error_at=(int(trap.group(1)), int(trap.group(2))))
+
+
 def _abort_reason(stderr: str, returncode: int) -> str:
     """What the child printed before it died, with a way out where shlo knows one."""
     abort = _ABORT.search(stderr)
     reason = abort.group(1) if abort else stderr.strip()[-500:]
+    if _TRAP.search(reason):
+        return reason
     unsupported = _UNSUPPORTED.search(reason)
     name = unsupported and (
         unsupported.group(1) or unsupported.group(2) or f"stablehlo.{unsupported.group(3)}"
     )
     if name and (known := unsupported_reason(name)):
         return known
+    if name == "interpreter.probe" and f'probe_id = "{PROBE_PREFIX}' in reason:
+        return (
+            "a check op inside an if or case branch: upstream's interpreter evaluates branches "
+            "without the check dialect and aborts (Unsupported op)"
+        )
     if returncode < 0:
         signame = signal.Signals(-returncode).name
         meaning = {"SIGFPE": " (an arithmetic error such as an integer division by zero)"}

@@ -37,7 +37,7 @@ PARALLEL_ONLY = {
     f"stablehlo.{op}"
     for op in (
         "all_gather all_reduce all_to_all collective_broadcast collective_permute "
-        "reduce_scatter partition_id replica_id"
+        "collective_reduce reduce_scatter partition_id replica_id"
     ).split()
 }
 _EVALUATED_DIALECTS = ("stablehlo.", "func.", "interpreter.", "check.", STAND_IN, "builtin.")

@@ -23,8 +23,8 @@ _RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
 # Passes upstream's stablehlo-opt registers (7b1b157) that shlo cannot provide, with why: named
 # as such rather than as unknown, so a RUN line that uses one fails with the reason.
 NOT_PROVIDED = {
-    "hlo-test-infer": "it calls the C++ InferTypeOpInterface / InferShapedTypeOpInterface "
-    "methods (inferReturnTypes, reifyReturnTypeShapes), which the Python bindings do not expose",
+    "hlo-test-infer": "it calls the C++ InferShapedTypeOpInterface method "
+    "reifyReturnTypeShapes, which the Python bindings do not expose",
     "hlo-test-speculatability": "it calls the C++ ConditionallySpeculatable::getSpeculatability "
     "of each op, which the Python bindings do not expose",
     **dict.fromkeys(

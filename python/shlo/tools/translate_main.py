@@ -205,7 +205,7 @@ def interpret(
         # Shown at the op the error names when shlo knows it, else at the entry function.
         named = [op for op, reason in unsupported_ops(module.operation) if reason == outcome.error]
         culprit = named[0] if named else functions(module)[program.entry]
-        line, column = line_column(culprit.location)
+        line, column = outcome.error_at or line_column(culprit.location)
         errors.append(Diagnostic("error", f"@{program.entry}: {outcome.error}", name, line, column))
     for failure in outcome.failures:
         check = failure.check

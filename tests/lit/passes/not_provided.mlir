@@ -8,7 +8,7 @@
 // RUN: not shlo-opt %s --stablehlo-legalize-to-tosa 2>&1 | filecheck %s --check-prefix=TOSA
 // RUN: not shlo-opt %s --pass-pipeline='builtin.module(func.func(tosa-rescale-legalize-to-stablehlo))' 2>&1 | filecheck %s --check-prefix=TOSA
 
-// INFER: shlo-opt: pass 'hlo-test-infer' (registered by upstream stablehlo-opt) is not supported by shlo: it calls the C++ InferTypeOpInterface
+// INFER: shlo-opt: pass 'hlo-test-infer' (registered by upstream stablehlo-opt) is not supported by shlo: it calls the C++ InferShapedTypeOpInterface method reifyReturnTypeShapes
 // INFER-NOT: unknown pass
 // SPEC: shlo-opt: pass 'hlo-test-speculatability' (registered by upstream stablehlo-opt) is not supported by shlo: it calls the C++ ConditionallySpeculatable::getSpeculatability
 // SPEC-NOT: unknown pass

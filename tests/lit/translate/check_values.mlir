@@ -59,3 +59,18 @@ func.func @main() {
   check.expect_serialized_eq %a, probe_id = "x", iter = 1 : tensor<1xcomplex<f32>>
   func.return
 }
+
+// -----
+
+// expect_close: equal values are 0 ULPs apart, below a min_ulp_difference of 1; an infinity
+// is the maximal distance from any finite value, whatever max_ulp_difference allows.
+// CHECK: check_values.mlir:71:3: error: check.expect_close failed in @main: Elements values don't match with respect to ULP difference in [1, 5]: 1.0 (actual) vs 1.0 (expected) at index [0]
+// CHECK: check_values.mlir:74:3: error: check.expect_close failed in @main: Elements values don't match with respect to ULP difference in [0, 1000000]: inf (actual) vs 3.4028234663852886e+38 (expected) at index [0]
+func.func @main() {
+  %a = stablehlo.constant dense<[1.0]> : tensor<1xf32>
+  check.expect_close %a, %a, max_ulp_difference = 5, min_ulp_difference = 1 : tensor<1xf32>, tensor<1xf32>
+  %i = stablehlo.constant dense<[0x7F800000]> : tensor<1xf32>
+  %m = stablehlo.constant dense<[0x7F7FFFFF]> : tensor<1xf32>
+  check.expect_close %i, %m, max_ulp_difference = 1000000 : tensor<1xf32>, tensor<1xf32>
+  func.return
+}

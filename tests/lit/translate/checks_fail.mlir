@@ -109,3 +109,20 @@ func.func @first() {
 func.func @second() {
   func.return
 }
+
+// -----
+
+// A check inside a branch: upstream evaluates branches with no fallback for the check dialect
+// (Ops.cpp's ifOp and caseOp), so the run aborts there rather than passing unchecked.
+// CHECK: checks_fail.mlir:[[# @LINE + 1]]:1: error: @in_branch: a check op inside an if or case branch: upstream's interpreter evaluates branches without the check dialect and aborts (Unsupported op)
+func.func @in_branch() {
+  %t = stablehlo.constant dense<true> : tensor<i1>
+  %x = stablehlo.constant dense<1> : tensor<i32>
+  "stablehlo.if"(%t) ({
+    check.expect_eq_const %x, dense<1> : tensor<i32>
+    stablehlo.return
+  }, {
+    stablehlo.return
+  }) : (tensor<i1>) -> ()
+  func.return
+}
