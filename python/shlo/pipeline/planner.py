@@ -24,9 +24,10 @@ _RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
 # as such rather than as unknown, so a RUN line that uses one fails with the reason.
 NOT_PROVIDED = {
     "hlo-test-infer": "it calls the C++ InferShapedTypeOpInterface method "
-    "reifyReturnTypeShapes, which the Python bindings do not expose",
-    "hlo-test-speculatability": "it calls the C++ ConditionallySpeculatable::getSpeculatability "
-    "of each op, which the Python bindings do not expose",
+    "reifyReturnTypeShapes, which the Python bindings do not expose, and their "
+    "inferReturnTypes/inferReturnTypeComponents take an op's properties only as a C capsule "
+    "that no Python call yields, so StableHLO's inherent attributes (transpose's permutation) "
+    "are lost and inference fails or crashes",
     **dict.fromkeys(
         (
             "stablehlo-legalize-to-tosa",
