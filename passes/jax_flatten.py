@@ -6,7 +6,9 @@ static types of @main's arguments (`stablehlo-refine-arguments`); JAX's shape as
 at those shapes and removed; the exported function inlined (its dimension arguments go with it);
 shapes refined and dynamic ops made static (`stablehlo-refine-shapes`,
 `stablehlo-canonicalize-dynamism`); jaxlib's LAPACK calls rewritten or refused by name
-(`shlo-jax-linalg`, which reads their `mhlo.backend_config`); JAX's annotations dropped, the
+(`shlo-jax-linalg`, which reads their `mhlo.backend_config`); `ApproxTopK` calls written as the
+exact sort XLA:CPU runs (`shlo-jax-approx-top-k`); scatters given leading indexed
+dimensions, the form IREE lowers (`shlo-jax-scatter-dims`); JAX's annotations dropped, the
 result names kept; then checked flat, with static shapes.  Without `types`, @main's argument
 types stay as exported.
 """
@@ -35,6 +37,8 @@ def jax_flatten(options: JaxFlattenOptions) -> str:
     return (
         f"shlo-jax-platform{{platform={options.platform}}}, {refine}"
         "shlo-jax-shape-assertions, inline, symbol-dce, stablehlo-refine-shapes, "
-        "func.func(stablehlo-canonicalize-dynamism), canonicalize, shlo-jax-linalg, inline, "
-        "symbol-dce, canonicalize, shlo-jax-drop-attributes, shlo-verify-flat{profile=luminal}"
+        "func.func(stablehlo-canonicalize-dynamism), canonicalize, shlo-jax-linalg, "
+        "shlo-jax-approx-top-k, inline, symbol-dce, canonicalize, shlo-jax-scatter-dims, "
+        "shlo-jax-drop-attributes, "
+        "shlo-verify-flat{profile=luminal}"
     )

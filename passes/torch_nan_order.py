@@ -10,10 +10,8 @@ those programs that way, so this is a rule of the PyTorch frontend, not of Stabl
 
 Each FLOAT `compare` in a sort comparator or a reduction body is rewritten:
 - sort: NaN is the largest value (`a < b` also when only `b` is NaN, `a > b` also when only
-  `a` is), and the sort is made stable, as eager's is, so equal keys and NaNs keep their order:
-  where it sorts the positions beside the values (an iota along the sorted dimension), equal
-  elements are ordered by position in the comparator itself, since IREE's CPU sort does not
-  keep `is_stable`'s promise;
+  `a` is), and the sort is marked stable, as eager's is, so equal keys and NaNs keep their
+  order (`shlo-stable-sort` keeps that promise on IREE);
 - reduce and reduce_window: NaN wins (`a > b`, `a >= b`, `a < b`, `a <= b` also hold when
   `a` is NaN and `b` is not; `>=`/`<=` also when both are) and two NaNs are equal, so index
   ties go to the first
@@ -26,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import ops_in, producer
+from shlo.ir.edit import ops_in
 from shlo.ir.elementwise import compare
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
@@ -77,54 +75,6 @@ def _nan_aware(op: Any, nan_wins: bool) -> None:
     op.erase()
 
 
-def _position_operand(sort: Any) -> int | None:
-    """The operand that numbers the elements along the sorted dimension (the iota torch-mlir
-    sorts beside the values to return their indices), if there is one."""
-    dimension = ir.IntegerAttr(sort.attributes["dimension"]).value
-    for index, operand in enumerate(sort.operands):
-        made = producer(operand)
-        if made is not None and made.name == "stablehlo.iota":
-            if ir.IntegerAttr(made.attributes["iota_dimension"]).value == dimension:
-                return index
-    return None
-
-
-def _swapped(block: Any) -> Any:
-    """The comparator's result for its element pairs swapped (b before a): a copy of its ops
-    reading argument 2k+1 where it read 2k and the other way round."""
-    arguments = list(block.arguments)
-    mapping = {arg: arguments[i ^ 1] for i, arg in enumerate(arguments)}
-    *ops, terminator = block.operations
-    for op in ops:
-        copy = op.clone(ir.InsertionPoint(terminator))
-        for i, operand in enumerate(copy.operands):
-            copy.operands[i] = mapping.get(operand, operand)
-        for old, new in zip(op.results, copy.results, strict=True):
-            mapping[old] = new
-    return mapping[terminator.operands[0]]
-
-
-def _break_ties(sort: Any) -> None:
-    """Make the sort stable whatever the backend does with `is_stable` (IREE's CPU sort
-    reorders equal keys): equal elements are ordered by their position."""
-    position = _position_operand(sort)
-    block = sort.regions[0].blocks[0]
-    terminator = list(block.operations)[-1]
-    if position is None or len(terminator.operands) != 1:
-        return
-    before = terminator.operands[0]
-    with ir.InsertionPoint(terminator), terminator.location:
-        after = _swapped(block)
-        equal = _both(_not(before), _not(after))
-        earlier = block.arguments[2 * position], block.arguments[2 * position + 1]
-        ordered = _either(before, _both(equal, compare("LT", *earlier, "SIGNED")))
-    terminator.operands[0] = ordered
-
-
-def _not(value: Any) -> Any:
-    return ir.Operation.create("stablehlo.not", results=[value.type], operands=[value]).results[0]
-
-
 @register_pass("shlo-torch-nan-order")
 def torch_nan_order(module: Any, options: None) -> None:
     """Order NaN as PyTorch does in sorts (largest, stable) and reductions (NaN wins)."""
@@ -134,7 +84,6 @@ def torch_nan_order(module: Any, options: None) -> None:
             for op in ops_in(sort, "stablehlo.compare"):
                 if _float_compare(op):
                     _nan_aware(op, nan_wins=False)
-            _break_ties(sort)
         windows = ops_in(module, "stablehlo.reduce_window")
         for reduce in ops_in(module, "stablehlo.reduce") + windows:
             for op in ops_in(reduce, "stablehlo.compare"):

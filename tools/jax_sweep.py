@@ -5,8 +5,9 @@ included).
 
 Each case is exported on CPU by JAX in a child process (`shlo.jax.harness_child`; what JAX
 cannot export or run on CPU is `export_error`, counted apart), then rewritten and flattened by
-shlo and run on `--target` (llvm-cpu, vulkan, or shlo's interpreter) in a worker process of
-its own, so that a native crash or a hang is that case's `crash` or `timeout`.  Statuses:
+shlo and run on `--target` (llvm-cpu, vulkan, or shlo's interpreter) in a process of its own,
+so that a native crash or a hang is that case's `crash` or `timeout` (`--timeout`: CPU
+seconds, so that the verdict does not depend on the machine's load).  Statuses:
 pass, mismatch (a wrong number: fails the sweep whatever the rate), refused (shlo's one-line
 reason), export_error, crash, timeout.  The rate is pass / every case JAX could export.
 
@@ -19,15 +20,18 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
-from queue import Queue
+from typing import cast
 
 from sweep_summary import summary
 
@@ -35,47 +39,75 @@ from shlo.ir.output import write_file
 from shlo.jax import harness
 
 NOT_COUNTED = ("export_error",)
+POLL_S = 1.0  # how often a worker's CPU time is read (a scan of /proc)
+HANG_FACTOR = 10  # a case still running after this many times its CPU budget on the clock
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 EXPORT_S = 30.0  # the JAX child's time to export a case (and start)
 KIND = {"harness": "harness", "back-compat": "back_compat"}
 
 
-def _work(connection: Connection, target: str) -> None:
-    """A worker's loop: (stem, check) in, the case's verdict out."""
-    while True:
+def _work(connection: Connection, stem: str, target: str, check: str) -> None:
+    """A case's process: its verdict sent back; an exception of shlo's own (a bug, not a
+    refusal) is the case's crash, in one line."""
+    try:
+        verdict = harness.judge(Path(stem), target, check)
+    except Exception as error:
+        verdict = {"status": "crash", "detail": f"{type(error).__name__}: {error}"[:300]}
+    connection.send(verdict)
+
+
+def judge_alone(stem: Path, target: str, check: str, budget: float) -> dict[str, str]:
+    """The case's verdict from a process of its own, forked from a server that has imported
+    shlo but run nothing, so that no earlier case's state (a heap another case damaged) bears
+    on it; `timeout` once that process and its children (iree-compile) have used `budget` CPU
+    seconds: CPU time, unlike the clock, does not grow with the machine's load.  The clock
+    stops a case that hangs without computing."""
+    context = multiprocessing.get_context("forkserver")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=_work, args=(theirs, str(stem), target, check), daemon=True)
+    process.start()
+    theirs.close()  # so that the process's death reads as the end of the pipe
+    started, pid = time.monotonic(), cast(int, process.pid)
+    try:
+        while not ours.poll(POLL_S):
+            used, waited = cpu_seconds(pid), time.monotonic() - started
+            if used > budget or waited > HANG_FACTOR * budget:
+                return _ended(process, "timeout", f"{used:.0f} CPU s in {waited:.0f} s")
+        verdict: dict[str, str] = ours.recv()
+    except (EOFError, ConnectionError):
+        return _ended(process, "crash", f"after {time.monotonic() - started:.0f} s")
+    process.join()
+    return verdict
+
+
+def _ended(process: BaseProcess, status: str, detail: str) -> dict[str, str]:
+    """A case's process killed (a timeout) or reaped (a crash), as the case's verdict."""
+    process.kill()
+    process.join()
+    code = process.exitcode
+    how = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
+    return {"status": status, "detail": f"worker {how}, {detail}"}
+
+
+def cpu_seconds(root: int) -> float:
+    """CPU time used by process `root` and its descendants, live or reaped (/proc)."""
+    stats = {}
+    for entry in Path("/proc").iterdir():
         try:
-            stem, check = connection.recv()
-        except EOFError:
-            return
-        connection.send(harness.judge(Path(stem), target, check))
-
-
-class Worker:
-    """A worker process, started again after a crash or a timeout."""
-
-    def __init__(self, target: str) -> None:
-        self.target = target
-        self._start()
-
-    def _start(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_work, args=(theirs, self.target), daemon=True)
-        self.process.start()
-
-    def judge(self, stem: Path, check: str, timeout: float) -> dict[str, str]:
-        self.connection.send((str(stem), check))
-        try:
-            if self.connection.poll(timeout):
-                verdict: dict[str, str] = self.connection.recv()
-                return verdict
-            status = "timeout"
-        except (EOFError, ConnectionError):
-            status = "crash"
-        self.process.kill()
-        self.process.join()
-        code = self.process.exitcode
-        self._start()
-        return {"status": status, "detail": f"worker exit code {code} after {timeout:.0f} s"}
+            text = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:  # a process that ended meanwhile
+            continue
+        if text:  # fields from the 3rd (state) on: [1] ppid, [11:15] utime stime cutime cstime
+            stats[int(entry.name)] = text[text.rindex(")") + 2 :].split()
+    children: dict[int, list[int]] = {}
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += sum(int(f) for f in stats[pid][11:15]) if pid in stats else 0
+        todo.extend(children.get(pid, ()))
+    return total / CLOCK_TICKS
 
 
 def _check(suite: str, name: str) -> str:
@@ -86,21 +118,21 @@ def _check(suite: str, name: str) -> str:
 
 
 def names(suite: str) -> list[str]:
-    """Every case of the suite, in JAX's order (asked of the JAX child)."""
+    """Every case of the suite (asked of the JAX child), sorted by name: JAX builds its list
+    of harnesses by iterating over sets, so its own order, and with it the cases a slice
+    takes, changes from one process to the next."""
     command = [sys.executable, "-m", "shlo.jax.harness_child", "--list", KIND[suite]]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise SystemExit(f"jax_sweep: JAX could not list the {suite} cases: {last}")
-    return done.stdout.split()
+    return sorted(done.stdout.split())
 
 
 def _run(args: argparse.Namespace, chosen: list[str], folder: Path) -> list[dict]:
     cases = [{"kind": KIND[args.suite], "name": name} for name in chosen]
     answers = harness.export_cases(cases, folder, timeout=EXPORT_S * (1 + len(cases)))
-    workers: Queue[Worker] = Queue()
-    for _ in range(args.jobs):
-        workers.put(Worker(args.target))
+    multiprocessing.get_context("forkserver").set_forkserver_preload([harness.__name__])
 
     def one(index: int) -> dict:
         name, answer = chosen[index], answers[index]
@@ -111,12 +143,9 @@ def _run(args: argparse.Namespace, chosen: list[str], folder: Path) -> list[dict
                 "status": "export_error",
                 "detail": answer["export_error"],
             }
-        worker = workers.get()
-        try:
-            verdict = worker.judge(folder / str(index), _check(args.suite, name), args.timeout)
-            return {"name": name, "entry": name, **verdict}
-        finally:
-            workers.put(worker)
+        check = _check(args.suite, name)
+        verdict = judge_alone(folder / str(index), args.target, check, args.timeout)
+        return {"name": name, "entry": name, **verdict}
 
     with ThreadPoolExecutor(args.jobs) as pool:
         return list(pool.map(one, range(len(chosen))))
@@ -129,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--filter", help="a regular expression the case's name must match")
     parser.add_argument("--slice", type=int, default=1, help="every N-th case")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds a case may take")
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="CPU seconds a case may use (with its compile)"
+    )
     parser.add_argument("--json", type=Path, help="write every case's verdict here")
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)

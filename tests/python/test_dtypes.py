@@ -5,17 +5,26 @@ arrays of the same width and come back unsigned; reductions torch-mlir lowers wi
 semantics are computed through a wider signed type.  Complex tensors: their signature
 (`tensor<4xcomplex<f32>>`) is read as one element type; the ops torch-mlir cannot lower for
 them (views as real pairs, construction, arithmetic, magnitudes and norms) are lowered by shlo
-and give eager's numbers, and the others it would lower on the real part alone are refused."""
+and give eager's numbers, and the others it would lower on the real part alone are refused.
+bfloat16, which numpy lacks, travels as ml_dtypes.bfloat16, bit for bit."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import ml_dtypes
+import numpy as np
 import pytest
 import torch
 
 from shlo.api import FrontendError, compile_torch
+from shlo.backend.compile import compile_module
+from shlo.backend.targets import Target
+from shlo.errors import RunError
+from shlo.ir.load import load
+from shlo.runtime.loaded import LoadedModule
 from zoo import Apply
 
 # Values on both sides of 127, rows entirely above and entirely below 128.
@@ -146,3 +155,29 @@ def test_narrow_element_types_in_the_interface_on_vulkan(
     compiled = compile_torch(Apply(lambda a, b: function(a)), (make(), y), target="vulkan")
     x = make()
     assert torch.equal(torch.as_tensor(compiled(x, y)), torch.as_tensor(function(x)))
+
+
+def test_bfloat16_in_and_out_of_the_runtime_bit_for_bit(tmp_path: Path) -> None:
+    """bf16 arguments and results through a real IREE run: as ml_dtypes.bfloat16, and as the
+    2-byte voids `np.save` writes them as; every call path gives the same bits, and an array of
+    another dtype is refused by name before anything runs."""
+    module = load(
+        "func.func @main(%a: tensor<6xbf16>, %b: tensor<6xf32>)"
+        " -> (tensor<6xf32>, tensor<6xbf16>) {\n"
+        "  %0 = stablehlo.convert %a : (tensor<6xbf16>) -> tensor<6xf32>\n"
+        "  %1 = stablehlo.convert %b : (tensor<6xf32>) -> tensor<6xbf16>\n"
+        "  return %0, %1 : tensor<6xf32>, tensor<6xbf16>\n}\n"
+    )
+    loaded = LoadedModule(compile_module(module, Target.LLVM_CPU).vmfb, "local-task")
+    special = [np.nan, -np.inf, np.inf, -0.0, 1.00390625, 3e38]  # 1 + 2^-8 ties to even
+    a = np.array(special[::-1], ml_dtypes.bfloat16)
+    b = np.array(special, np.float32)
+    np.save(tmp_path / "a.npy", a)
+    saved = np.load(tmp_path / "a.npy")
+    assert saved.dtype == np.dtype("V2")
+    for got in (loaded("main", a, b), loaded("main", saved, b), loaded.invoker("main")([a, b])):
+        assert got[0].tobytes() == a.astype(np.float32).tobytes()
+        assert got[1].dtype == ml_dtypes.bfloat16
+        assert got[1].tobytes() == b.astype(ml_dtypes.bfloat16).tobytes()
+    with pytest.raises(RunError, match=r"input 0: expected dtype bfloat16 \(bf16\), got float32"):
+        loaded("main", b, b)

@@ -53,6 +53,11 @@ def dies(x):
 
 def not_traceable(x):
     return float(x) + 1
+
+
+def bfloat16_mix(x, y):
+    """bfloat16 in and out, beside float32, with a scatter at two non-leading dimensions."""
+    return jnp.sin(x) * 2, x.astype(jnp.float32) + y, x.at[:, 1, 2].set(-1)
 '''
 
 
@@ -111,6 +116,22 @@ def test_pytrees_in_and_out_match_jax(programs: ModuleType, target: str, device:
     leaves = flatten(compiled.imported.in_tree, ((reordered, x), {"scale": 1.0}))
     assert [np.shape(leaf) for leaf in leaves] == [(5,), (3, 5), (4, 3), ()]
     assert [spec["shape"] for spec in compiled.imported.inputs] == [[5], [3, 5], [4, 3], []]
+
+
+@pytest.mark.slow
+def test_bfloat16_in_and_out_matches_xla_cpu(programs: ModuleType) -> None:
+    """bfloat16 arrays in and out of compile_jax, on llvm-cpu, against XLA:CPU's own outputs
+    (jax.jit in this process): within one bfloat16 rounding, or exactly where no arithmetic
+    rounds."""
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal((3, 4, 5)), jnp.bfloat16)
+    y = rng.standard_normal((3, 4, 5), dtype=np.float32)
+    compiled = compile_jax(programs.bfloat16_mix, x, y)
+    got, want = compiled(x, y), jax.jit(programs.bfloat16_mix)(x, y)
+    assert [a.dtype for a in got] == [np.asarray(b).dtype for b in want]
+    np.testing.assert_allclose(got[0].astype(np.float32), want[0].astype(np.float32), rtol=2**-7)
+    assert got[1].tobytes() == np.asarray(want[1]).tobytes()
+    assert got[2].tobytes() == np.asarray(want[2]).tobytes()
 
 
 def test_jitted_function_by_name_interpreted_and_named(programs: ModuleType) -> None:

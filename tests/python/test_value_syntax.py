@@ -56,6 +56,18 @@ def test_npy_files_and_appends(tmp_path: Path) -> None:
         parse_values([f"@{path}", f"+@{path}", f"+@{path}"])
 
 
+def test_bfloat16_npy_files_read_back_as_bfloat16(tmp_path: Path) -> None:
+    """np.save writes ml_dtypes' bfloat16 as 2-byte voids (`|V2`); `@x.npy` reads it back as
+    bfloat16, bit for bit, NaN and -0.0 included."""
+    path = tmp_path / "x.npy"
+    value = np.array([1.5, np.nan, -0.0, -np.inf], ml_dtypes.bfloat16)
+    save_value(f"@{path}", value)
+    assert np.load(path).dtype == np.dtype("V2")
+    (read,) = parse_values([f"@{path}"])
+    assert read.dtype == ml_dtypes.bfloat16 and read.tobytes() == value.tobytes()
+    assert format_value(read) == "4xbf16=1.5 nan -0 -inf"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

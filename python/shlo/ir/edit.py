@@ -57,6 +57,17 @@ def equal_part(value: Any, dim: int, index: int, parts: int) -> Any:
     return create("stablehlo.slice", shaped_like(value, shape), [value], attributes)
 
 
+def leading(value: Any, shape: list[int]) -> Any:
+    """The part of `value` of `shape` that starts at its first element: a `stablehlo.slice`
+    at the current insertion point and location."""
+    attributes = {
+        "start_indices": ir.DenseI64ArrayAttr.get([0] * len(shape)),
+        "limit_indices": ir.DenseI64ArrayAttr.get(shape),
+        "strides": ir.DenseI64ArrayAttr.get([1] * len(shape)),
+    }
+    return create("stablehlo.slice", shaped_like(value, shape), [value], attributes)
+
+
 def producer(value: Any) -> Any:
     """The op that defines `value`; None for a block argument."""
     owner = value.owner

@@ -13,20 +13,26 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
+import ml_dtypes
 import numpy as np
 
 from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
 from shlo.errors import ShloError
 from shlo.interpreter.evaluate import interpret_module
+from shlo.ir.element_types import as_saved
 from shlo.ir.load import load
 from shlo.ir.module import IRModule
 from shlo.jax.process import failure
 from shlo.pipeline.run import run_pipeline
 from shlo.runtime.loaded import LoadedModule
 
-# What JAX's export needs before a consumer takes it: LAPACK calls replaced, then flat.
-PREPARE = "builtin.module(shlo-jax-linalg, inline, symbol-dce, canonicalize)"
+# What JAX's export needs before a consumer takes it: LAPACK and ApproxTopK calls replaced,
+# then flat, its scatters in the form IREE lowers.
+PREPARE = (
+    "builtin.module(shlo-jax-linalg, shlo-jax-approx-top-k, inline, symbol-dce, canonicalize, "
+    "shlo-jax-scatter-dims)"
+)
 TARGETS = ("llvm-cpu", "vulkan", "interpreter")
 
 
@@ -50,12 +56,13 @@ def export_cases(cases: list[dict[str, Any]], folder: Path, timeout: float) -> l
 
 
 def arrays(stem: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """(inputs, XLA's outputs) that the child saved for a case."""
+    """(inputs, XLA's outputs) that the child saved for a case, bfloat16 as bfloat16."""
     with np.load(stem.with_suffix(".npz")) as saved:
+        dtypes = saved["dtypes"].tolist()
         count = sum(name.startswith("in") for name in saved.files)
-        inputs = [saved[f"in{i}"] for i in range(count)]
-        outputs = [saved[f"out{i}"] for i in range(len(saved.files) - count)]
-    return inputs, outputs
+        names = [f"in{i}" for i in range(count)] + [f"out{i}" for i in range(len(dtypes) - count)]
+        loaded = [as_saved(saved[name], dtype) for name, dtype in zip(names, dtypes, strict=True)]
+    return loaded[:count], loaded[count:]
 
 
 def prepared(text: str) -> IRModule:
@@ -75,6 +82,7 @@ def run(module: IRModule, inputs: list[np.ndarray], target: str) -> list[np.ndar
 # Relative tolerance by the narrowest float type on either side (IREE narrows f64 to f32).
 TOLERANCE = {2: 2e-2, 4: 2e-4, 8: 1e-9}
 WIDE = {np.dtype("float64"): np.float32, np.dtype("complex128"): np.complex64}
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def narrowed(inputs: list[np.ndarray], target: str) -> list[np.ndarray]:
@@ -89,20 +97,25 @@ def _sign_fixed(a: np.ndarray, axis: int) -> np.ndarray:
     singular vectors are unique only up to that)."""
     index = np.expand_dims(np.argmax(np.abs(a), axis=axis), axis)
     lead = np.take_along_axis(a, index, axis=axis)
-    return cast(np.ndarray, a * np.conj(lead) / np.where(np.abs(lead) == 0, 1, np.abs(lead)))
+    with np.errstate(over="ignore", invalid="ignore"):  # infinities: compared apart, by place
+        return cast(np.ndarray, a * np.conj(lead) / np.where(np.abs(lead) == 0, 1, np.abs(lead)))
 
 
 def mismatch(got: np.ndarray, want: np.ndarray) -> str | None:
     """Why `got` is not XLA's `want` (shape, NaN and infinity places, values), or None."""
     if got.shape != want.shape:
         return f"shape {got.shape} != XLA's {want.shape}"
+    if got.size == 0:
+        return None
+    size = min(got.dtype.itemsize, want.dtype.itemsize) // (2 if want.dtype.kind == "c" else 1)
+    if want.dtype == BFLOAT16:  # exact in float32, where numpy's float checks apply
+        got, want = got.astype(BFLOAT16).astype(np.float32), want.astype(np.float32)
     if want.dtype.kind not in "fc":
         same = np.array_equal(got.astype(want.dtype), want)
         return None if same else f"{np.sum(got.astype(want.dtype) != want)} elements differ"
     got = got.astype(want.dtype)
     if not np.array_equal(np.isnan(got), np.isnan(want)):
         return "NaN in different places"
-    size = min(got.dtype.itemsize, want.dtype.itemsize) // (2 if want.dtype.kind == "c" else 1)
     tol = TOLERANCE.get(size, 2e-4)
     finite = np.isfinite(want)
     scale = float(np.max(np.abs(want[finite]), initial=1.0))

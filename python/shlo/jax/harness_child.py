@@ -8,8 +8,9 @@ In: a list of {"kind": "linalg", "name", "dtype"}, {"kind": "harness", "name"} o
 {"kind": "back_compat", "name"} (a stored export, its inputs and XLA's outputs as stored).  For the
 i-th case it writes FOLDER/i.mlir (StableHLO as `jax.jit(...).lower` prints it, without
 debug information or Shardy's rules) and FOLDER/i.npz (`in0...`, the inputs, and `out0...`,
-XLA:CPU's outputs, flattened in pytree order), and answers {"ok": true} or
-{"export_error": reason}: what JAX itself cannot lower or run on CPU is counted apart.
+XLA:CPU's outputs, flattened in pytree order; `dtypes`, their dtypes by name), and answers
+{"ok": true} or {"export_error": reason}: what JAX itself cannot lower or run on CPU is counted
+apart.
 """
 
 from __future__ import annotations
@@ -40,11 +41,13 @@ def _stored(data: dict[str, Any], stem: Path) -> dict[str, Any]:
 
 
 def _save(stem: Path, text: str, inputs: Any, outputs: Any) -> dict[str, Any]:
-    """Write a case: stem.mlir without Shardy's rules, stem.npz with in0..., out0...."""
+    """Write a case: stem.mlir without Shardy's rules, stem.npz with in0..., out0... and
+    `dtypes`, each array's dtype by name (`np.savez` writes bfloat16 as 2-byte voids)."""
     stem.with_suffix(".mlir").write_text(SHARDY.sub("", text))
     arrays: dict[str, Any] = {f"in{i}": np.asarray(a) for i, a in enumerate(inputs)}
     arrays |= {f"out{i}": np.asarray(o) for i, o in enumerate(outputs)}
-    np.savez(stem.with_suffix(".npz"), **arrays)
+    dtypes = np.array([str(a.dtype) for a in arrays.values()])
+    np.savez(stem.with_suffix(".npz"), dtypes=dtypes, **arrays)
     return {"ok": True}
 
 
@@ -64,6 +67,7 @@ def export(case: dict[str, Any], harnesses: dict[str, Any], stem: Path) -> dict[
     jax.config.update("jax_enable_x64", any(w in wide for w in ("64", "128")))  # type: ignore[no-untyped-call]
     try:
         function, args = _program(case, harnesses)
+        args = [_as_jax_takes(a) for a in args]
         jitted = jax.jit(function)
         text = jitted.lower(*args).as_text(debug_info=False)
         outputs = jax.tree.leaves(jitted(*args))
@@ -71,6 +75,12 @@ def export(case: dict[str, Any], harnesses: dict[str, Any], stem: Path) -> dict[
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
         return {"export_error": f"{type(error).__name__}: {first[:300]}"}
     return _save(stem, text, args, outputs)
+
+
+def _as_jax_takes(array: np.ndarray) -> np.ndarray:
+    """`array` in the dtype JAX computes it in (int64 as int32 without 64-bit mode), the
+    dtype of the exported module's argument."""
+    return array.astype(jax.dtypes.canonicalize_dtype(array.dtype), copy=False)
 
 
 def main(argv: list[str]) -> int:

@@ -20,11 +20,11 @@ from typing import Any, cast
 import numpy as np
 
 from shlo.errors import RunError
-from shlo.ir.element_types import DTYPES
 from shlo.runtime.archives import encoded_archive, parameters_module, stale_encoding
 from shlo.runtime.bindings import ireert, map_dtype_to_element_type
 from shlo.runtime.isolated import try_in_child
 from shlo.runtime.untrusted import read_bytes
+from shlo.runtime.value_syntax import ELEMENT_TYPES
 
 _ALIGNMENT = 4096
 # IREE's failures as its bindings raise them: INVALID_ARGUMENT as ValueError, OUT_OF_RANGE as
@@ -52,7 +52,7 @@ class TensorSpec:
         return cls(tuple(None if d == "?" else int(d) for d in dims.split("x")[:-1]), element)
 
     def check(self, name: str, value: np.ndarray) -> None:
-        want = DTYPES.get(self.element_type)
+        want = ELEMENT_TYPES.get(self.element_type)
         if want is not None and value.dtype != np.dtype(want) and not self.takes_bits(value):
             raise RunError(
                 f"{name}: expected dtype {np.dtype(want)} ({self.element_type}), got {value.dtype}"
@@ -64,9 +64,13 @@ class TensorSpec:
             raise RunError(f"{name}: expected shape {shape}, got {tuple(value.shape)}")
 
     def takes_bits(self, value: np.ndarray) -> bool:
-        """IREE's `iN` is signless: unsigned integers of the same width pass as their bits."""
-        want = np.dtype(DTYPES.get(self.element_type, np.void))
-        return want.kind == "i" and value.dtype.kind == "u" and value.itemsize == want.itemsize
+        """Arrays passed as their bits: unsigned integers of the same width for IREE's
+        signless `iN`, and raw bytes of the same width (`np.save` writes ml_dtypes' bfloat16
+        as `|V2`) for a type numpy lacks."""
+        want = np.dtype(ELEMENT_TYPES.get(self.element_type, np.void))
+        if want.kind == "i":
+            return value.dtype.kind == "u" and value.itemsize == want.itemsize
+        return want.kind == "V" and value.dtype == np.dtype(f"V{want.itemsize}")
 
 
 def available_devices() -> list[str]:
@@ -152,8 +156,8 @@ class LoadedModule:
             specs = input_specs(self.signature(function))
             element_types = [
                 None
-                if spec.scalar or spec.element_type not in DTYPES
-                else map_dtype_to_element_type(np.dtype(DTYPES[spec.element_type]))
+                if spec.scalar or spec.element_type not in ELEMENT_TYPES
+                else map_dtype_to_element_type(np.dtype(ELEMENT_TYPES[spec.element_type]))
                 for spec in specs
             ]
             self._functions[function] = (self._lookup(function), specs, element_types)
@@ -176,7 +180,7 @@ class LoadedModule:
             else:
                 element_type = element_types[index] if specs else None
                 if given is not None and given.takes_bits(array):
-                    array = array.view(DTYPES[given.element_type])
+                    array = array.view(ELEMENT_TYPES[given.element_type])
                 arguments.push_ref(self._to_device(array, element_type))
         results = _invoked(self._context.vm_context.invoke, function, vm_function, arguments)
         return [
@@ -191,7 +195,7 @@ class LoadedModule:
         vm_function, specs, element_types = self._function(function)
         if not specs or None in element_types or any(None in s.shape for s in specs):
             return lambda arrays: self(function, *arrays)
-        expected = [(np.dtype(DTYPES[s.element_type]), s.shape) for s in specs]
+        expected = [(np.dtype(ELEMENT_TYPES[s.element_type]), s.shape) for s in specs]
         plan = list(zip(expected, element_types, strict=True))
         allocate, device = self.device.allocator.allocate_buffer_copy, self.device
         invoke = self._context.vm_context.invoke

@@ -3,7 +3,8 @@
 
 The IREE runtime wheel exposes no parser for it, so it is read here as the tool reads it:
 brackets, commas and whitespace all separate elements; integers are read as integers (a 64-bit
-value stays exact); `bf16` is ml_dtypes' bfloat16.  `format_value` prints a result in the
+value stays exact); `bf16` is ml_dtypes' bfloat16 (a `.npy` of 2-byte voids, as `np.save`
+writes bfloat16, is read as bfloat16).  `format_value` prints a result in the
 same syntax, with each float's shortest exact spelling, so it pastes back as an input or an
 `--expected-output`.
 """
@@ -42,11 +43,13 @@ class NpyFiles:
                 if path in self._open:
                     self._open.pop(path).close()
                 self._open[path] = open_regular(path)  # kept open for `+@`
-            return read_npy(self._open[path], path)
+            array = read_npy(self._open[path], path)
         except EOFError:
             raise UsageError(f"{path} holds no more arrays (+@ reads the next one)") from None
         except OSError as error:
             raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+        # np.save writes ml_dtypes' bfloat16 as 2-byte voids, the only type it saves so
+        return array.view(ml_dtypes.bfloat16) if array.dtype == np.dtype("V2") else array
 
     def close(self) -> None:
         for stream in self._open.values():

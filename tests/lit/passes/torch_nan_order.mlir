@@ -4,7 +4,7 @@
 // RUN: shlo-opt %s --shlo-torch-nan-order | filecheck %s --check-prefix=IR
 // RUN: iree-compile %s --iree-input-type=stablehlo --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o %t.before.vmfb
 // RUN: iree-run-module --module=%t.before.vmfb --device=local-sync --function=main --input="2x4xf32=[1 nan 3 -1][nan 2 nan -inf]" | filecheck %s --check-prefix=BEFORE
-// RUN: shlo-opt %s --shlo-torch-nan-order | iree-compile - --iree-input-type=stablehlo --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o %t.vmfb
+// RUN: shlo-opt %s --shlo-torch-nan-order --shlo-stable-sort | iree-compile - --iree-input-type=stablehlo --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o %t.vmfb
 // RUN: iree-run-module --module=%t.vmfb --device=local-sync --function=main --input="2x4xf32=[1 nan 3 -1][nan 2 nan -inf]" | filecheck %s
 
 // IR-LABEL: func.func @main
@@ -23,18 +23,12 @@
 // IR: %[[NAN:.*]] = stablehlo.compare NE, %[[A:.*]], %[[A]], FLOAT
 // IR: %[[GE:.*]] = stablehlo.compare GE, %[[A]], %{{.*}}, FLOAT
 // IR: stablehlo.or %[[GE]], %[[NAN]]
-// Integer keys keep their compare; ties go to the earlier position (IREE's sort reorders them).
+// Integer keys keep their compare (the sort is marked stable; shlo-stable-sort orders ties).
 // IR-LABEL: func.func @integers
-// IR: ^bb0(%[[A:.*]]: tensor<i32>, %[[B:.*]]: tensor<i32>, %[[IA:.*]]: tensor<i32>, %[[IB:.*]]: tensor<i32>)
+// IR: is_stable = true
+// IR: ^bb0(%[[A:.*]]: tensor<i32>, %[[B:.*]]: tensor<i32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>)
 // IR-NEXT: %[[LESS:.*]] = stablehlo.compare LT, %[[A]], %[[B]], SIGNED
-// IR-NEXT: %[[MORE:.*]] = stablehlo.compare LT, %[[B]], %[[A]], SIGNED
-// IR-NEXT: %[[NOT_LESS:.*]] = stablehlo.not %[[LESS]]
-// IR-NEXT: %[[NOT_MORE:.*]] = stablehlo.not %[[MORE]]
-// IR-NEXT: %[[TIE:.*]] = stablehlo.and %[[NOT_LESS]], %[[NOT_MORE]]
-// IR-NEXT: %[[EARLIER:.*]] = stablehlo.compare LT, %[[IA]], %[[IB]], SIGNED
-// IR-NEXT: %[[FIRST:.*]] = stablehlo.and %[[TIE]], %[[EARLIER]]
-// IR-NEXT: %[[ORDER:.*]] = stablehlo.or %[[LESS]], %[[FIRST]]
-// IR-NEXT: stablehlo.return %[[ORDER]]
+// IR-NEXT: stablehlo.return %[[LESS]]
 
 // BEFORE: 2x4xf32=[-1 NAN 1 3][NAN -INF NAN 2]
 // BEFORE: 2x4xi64=[3 1 0 2][0 3 2 1]
