@@ -8,9 +8,10 @@ Eager runs as IREE's CPU runtime does, subnormals flushed to zero.  Indices that
 where the values they pick tie (sort, topk, argmax) pass.  Samples that eager or torch.export
 cannot run (a Python error, or the process dying in eager) are counted apart (`eager_error`,
 `export_error`); random ops (eager changes with the seed) are checked for dtype, shape and
-distribution against eager's draws under several seeds (`random`).  The rate is pass / the
-rest.  Each (entry, dtype) runs in a worker process, so a crash or a timeout loses only that
-case.
+distribution against eager's draws under several seeds (`random`); values that vary with no
+random op drawn (`empty` and its kin: uninitialized memory) are checked for dtype and shape.
+The rate is pass / the rest.  Each (entry, dtype) runs in a worker process, so a crash or a
+timeout loses only that case.
 
   tools/torch_sweep.py --dtypes float32 --json sweep.json        # every op in float32
   tools/torch_sweep.py --modules --special-values --filter Pool   # pooling modules

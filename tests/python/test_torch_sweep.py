@@ -4,6 +4,7 @@ crash on."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -75,3 +76,21 @@ def test_eager_dying_on_a_signal_is_eager_error() -> None:
         worker.process.kill()
     assert verdict["status"] == "eager_error", verdict
     assert "SIGFPE" in verdict["detail"]
+
+
+def test_uninitialized_values_are_judged_by_dtype_and_shape() -> None:
+    """Values that change from run to run with no random op drawn are what `empty` returns,
+    whatever memory held: only structure, dtype and shape can be compared."""
+    runs = itertools.count()
+
+    def leftover(x: torch.Tensor) -> torch.Tensor:  # stands in for memory that differs
+        return torch.full_like(x, float(next(runs)))
+
+    eager = cases.run_eager(_call(leftover, torch.rand(4, 4)))
+    assert eager["undefined"] and eager["draws"] is None
+    assert cases.compared(torch.zeros(4, 4), eager) == {"status": "pass"}
+    assert cases.compared(torch.zeros(4, 4, dtype=torch.float64), eager)["status"] == "mismatch"
+    assert cases.compared(torch.zeros(4, 3), eager)["status"] == "mismatch"
+    plain = cases.run_eager(_call(torch.neg, torch.ones(4, 4)))
+    assert not plain["undefined"]
+    assert cases.compared(torch.zeros(4, 4), plain)["status"] == "mismatch"

@@ -44,6 +44,8 @@ import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
+from shlo.frontend.factories import FACTORIES
+from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING
 
 aten = torch.ops.aten
@@ -282,4 +284,6 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.div.Tensor_mode: floor_divide,
     aten.div.Scalar_mode: floor_divide,
     **POOLING,
+    **NORMALIZATION,
+    **FACTORIES,
 }
