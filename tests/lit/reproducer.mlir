@@ -28,6 +28,12 @@
 // RUN: not shlo-opt --run-reproducer %s 2>&1 | filecheck %s --check-prefix=NOT-REPRO
 // NOT-REPRO: shlo-opt: {{.*}}reproducer.mlir: no mlir_reproducer pipeline in this file (--run-reproducer)
 
+// A reproducer whose pipeline string is damaged (a bad escape) is one line naming the file.
+// RUN: sed 's/"builtin.module(canonicalize, shlo-verify-flat)"/"\\u12"/' %t.repro.mlir > %t.bad-repro.mlir
+// RUN: not shlo-opt --run-reproducer %t.bad-repro.mlir 2>&1 | filecheck %s --check-prefix=BAD-REPRO
+// BAD-REPRO: shlo-opt: {{.*}}bad-repro.mlir: the reproducer's pipeline is not a valid string ({{.*}})
+// BAD-REPRO-NOT: internal error
+
 // --verify-each is on by default, and takes LLVM's =false.
 // RUN: shlo-opt %s --canonicalize --verify-each=false | filecheck %s --check-prefix=OUT
 // RUN: shlo-opt %s --canonicalize --verify-each | filecheck %s --check-prefix=OUT

@@ -8,16 +8,19 @@ through each of its commands (as `python -m` runs them, forked from a process th
 what they import) and each of its Python calls (in a long-lived Python process, `API`).
 Whatever the damage:
 
-  - the command ends with exit 0 or 1 (never a signal, never a hang), says why without a
-    traceback or "a bug in shlo", and leaves its `-o` file as it was when it fails;
-  - the Python call returns or raises a ShloError, and the process that made it lives on;
+  - the command ends with exit 0 or 1 (never a signal, never a hang), says why in one line
+    (MLIR's diagnostic may show its source line and a caret) without a traceback or "a bug in
+    shlo", and leaves its `-o` file as it was when it fails;
+  - the Python call returns or raises a ShloError of one such line, and the process that made
+    it lives on;
   - nothing is left in the mutant's folder but its input and output (a leftover), and nothing
     outside it changes (an escape: the valid inputs every mutant is made from are checked).
 
 A failure names the kind and seed: `mutant(data, kind, seed)` rebuilds that input.
 `SHLO_FUZZ_COUNT` sets how many mutants per kind (fewer for the kinds whose every mutant
 compiles, `_COSTLY`); the slow test runs `SHLO_FUZZ_SLOW_COUNT` (1,000) more of each kind, from
-seed `SHLO_FUZZ_COUNT` on.  Each kind prints its tally by command and call (`pytest -s`).
+seed `SHLO_FUZZ_COUNT` on, `SHLO_FUZZ_WORKERS` (2) at a time.  Each kind prints its tally by
+command and call (`pytest -s`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import select
 import shutil
 import signal
@@ -45,6 +49,7 @@ from shlo.ir.versions import unsealed
 FIXTURE_BUNDLE = Path(__file__).resolve().parent / "fixtures" / "torch_xla_bundle"
 COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "2"))
 SLOW_COUNT = int(os.environ.get("SHLO_FUZZ_SLOW_COUNT", "1000"))
+WORKERS = int(os.environ.get("SHLO_FUZZ_WORKERS", "2"))
 TIMEOUT = 180  # seconds: beyond any one read here (the bytecode guard gives up at 60 s)
 SENTINEL = b"the output before the run\n"
 ADD = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -125,8 +130,8 @@ for line in sys.stdin:
         try:
             call(path)
             said[name] = "ok"
-        except ShloError:
-            said[name] = "error"
+        except ShloError as error:
+            said[name] = f"error\\n{error}"
         except Exception as error:
             said[name] = f"bug {type(error).__name__}: {error}".replace("\\n", " ")[:500]
     print(json.dumps(said), flush=True)
@@ -318,8 +323,8 @@ class Caller:
         self.status: int | None = None  # the last process's, once it is gone
 
     def call(self, kind: str, path: Path) -> dict[str, str]:
-        """Each call's outcome by name: `ok`, `error` (a ShloError) or `bug ...`; or, for the
-        process, `died ...` or `hung`."""
+        """Each call's outcome by name: `ok`, `error` and its message on the next line (a
+        ShloError) or `bug ...`; or, for the process, `died ...` or `hung`."""
         if self.process is None:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", API, str(self.valid)], stdin=subprocess.PIPE,
@@ -358,7 +363,7 @@ class Worker:
         self.caller.close()
 
 
-_PROBLEMS = ("traceback", "caller death", "hang", "clobber", "leftover", "escape")
+_PROBLEMS = ("traceback", "caller death", "hang", "clobber", "leftover", "escape", "verbose")
 
 
 def check(worker: Worker, kind: str, seed: int, root: Path) -> tuple[list[str], list[str]]:
@@ -382,7 +387,11 @@ def check(worker: Worker, kind: str, seed: int, root: Path) -> tuple[list[str], 
     if kind == "cache":
         inputs.place(kind, work, damaged)  # again: the command may have rebuilt it
     for name, answer in worker.caller.call(kind, source).items():
-        if answer.startswith(("hung", "died", "bug")):
+        answer, _, message = answer.partition("\n")
+        if len(_own_lines(message)) > 1:
+            problems.append(f"{kind} mutant seed {seed}: the Python call {name} said {message}")
+            answer = "verbose"
+        elif answer.startswith(("hung", "died", "bug")):
             kinds = {"hung": "hang", "died": "caller death", "bug": "traceback"}
             problems.append(f"{kind} mutant seed {seed}: the Python call {name} {answer}")
             answer = kinds[answer.split()[0]]
@@ -403,12 +412,28 @@ def _run(commands: Commands, command: tuple, env: dict[str, str], out: Path) -> 
         return "caller death", f"exit {status}: {said[-500:]}"
     if "Traceback" in said or "a bug in shlo" in said or (status == 1 and not said):
         return "traceback", f"exit {status}: {said[-800:] or 'not a word'}"
+    if status == 1 and len(own := _own_lines(said)) > 1:
+        return "verbose", f"exit {status}, {len(own)} lines: {said[-800:]}"
     if status == 1 and out.read_bytes() != SENTINEL:
         return "clobber", "failed and changed its output file"
     if (after := sorted(os.listdir(out.parent))) != before:
         return "leftover", f"its folder held {before} before, {after} after"
     contained = " (a native crash, contained)" if "crashed" in said else ""
     return f"exit {status}{contained}", ""
+
+
+_DIAGNOSTIC = re.compile(r"^(?:.+?:\d+:\d+|<unknown>:0): (?:error|warning|note|remark): ")
+
+
+def _own_lines(said: str) -> list[str]:
+    """The lines of `said` in shlo's own words: not MLIR's diagnostics (each with the source line
+    and caret under it, as mlir-opt prints them), nor the line saying the output was left as it
+    was."""
+    lines = said.split("\n")
+    carets = {i for i, line in enumerate(lines) if line.strip().startswith("^")}
+    detail = carets | {i - 1 for i in carets}
+    return [line for i, line in enumerate(lines) if i not in detail and line.strip()
+            and not _DIAGNOSTIC.match(line) and not line.endswith(" left as it was")]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -427,7 +452,7 @@ def _battery(inputs: Inputs, kind: str, seeds: range, root: Path) -> None:
         return check(workers.worker, kind, seed, root)
 
     try:
-        with ThreadPoolExecutor(2) as pool:
+        with ThreadPoolExecutor(WORKERS) as pool:
             results = list(pool.map(one, seeds))
     finally:
         for worker in opened:

@@ -282,6 +282,41 @@ def test_an_encoded_archive_of_other_weights_is_refused(tmp_path) -> None:
     one_line_failure(run("shlo", *args), "w.encoded.irpa was packed from other weights")
     (mine / "w.encoded.irpa").write_bytes((mine / "w.irpa").read_bytes()[:300])
     one_line_failure(run("shlo", *args), "w.encoded.irpa")
+    # A record of another shape than the encoder writes (hostile, not damaged): refused too.
+    from shlo.runtime.archives import MADE_FROM, stale_encoding
+    from shlo.runtime.bindings import ireert
+
+    for record in HOSTILE_JSON + ['{"model": 5}', '["model"]', '{"model": {"size": 1e999}}']:
+        index = ireert.ParameterIndex()
+        index.add_buffer(MADE_FROM, np.frombuffer(record.encode(), np.uint8), metadata=record)
+        index.create_archive_file(str(mine / "w.encoded.irpa"))
+        assert "does not record which archive" in (stale_encoding(mine / "w.irpa") or ""), record
+    one_line_failure(run("shlo", *args), "w.encoded.irpa does not record which archive")
+
+
+# JSON that Python's reader takes but no int conversion survives, nested past its recursion, a
+# bad escape, an int too long to convert: what a hostile metadata file can hold.
+HOSTILE_JSON = [
+    "Infinity",
+    "[NaN]",
+    '{"a": [1e999]}',
+    "-1e999",
+    "[" * 100000,
+    '"\\u12"',
+    "1" * 5000,
+]
+
+
+@pytest.mark.parametrize("text", [*HOSTILE_JSON, b'{"a": "\xff"}'])
+def test_hostile_json_is_one_error_naming_its_file(text) -> None:
+    from shlo.runtime.untrusted import UntrustedFileError, load_json
+
+    with pytest.raises(UntrustedFileError, match=r"^m\.json: (not valid JSON|JSON nested)"):
+        load_json(text, "m.json")
+    assert load_json('{"shape": [2, 1.5e3], "n": null}', "m.json") == {
+        "shape": [2, 1500.0],
+        "n": None,
+    }
 
 
 def test_a_truncated_archive_is_one_line_naming_it(tmp_path) -> None:
@@ -397,14 +432,62 @@ def test_a_bundle_fifo_is_refused_not_waited_on(tmp_path) -> None:
     one_line_failure(done, "fc.bias", "a FIFO")
 
 
-def test_bytecode_that_crashes_the_reader_is_one_line(tmp_path) -> None:
-    done = run("shlo", "compile", LIT_INPUTS / "reader_crash.mlirbc", "-o", tmp_path / "x.vmfb")
-    one_line_failure(done, "reader_crash.mlirbc", "bytecode reader crashed")
+def test_a_bundle_npy_header_larger_than_its_file_is_refused(tmp_path) -> None:
+    """A weight whose header announces 10^10 elements: refused by name before allocating."""
     bundle = tmp_path / "bundle"
     shutil.copytree(FIXTURE_BUNDLE, bundle)
-    shutil.copy(LIT_INPUTS / "reader_crash.mlirbc", bundle / "functions" / "forward.bytecode")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }"
+    header += " " * (117 - len(header)) + "\n"
+    (bundle / "data" / "fc.bias").write_bytes(
+        b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode()
+    )
+    done = run("shlo", "run", bundle, "--input=2x4xf32=1", memory=_FOUR_GIB)
+    one_line_failure(done, "fc.bias", "announces float32[100000, 100000]", "only 0 bytes follow")
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda meta: meta["input_signature"][0].update(shape=[1e999]), "forward.meta"),
+        (lambda meta: meta["input_locations"][0].update(position=1e999), "forward.meta"),
+        (lambda meta: meta.update(input_pytree_spec="[" * 100_000), "unreadable pytree spec"),
+    ],
+    ids=["shape", "position", "nested-spec"],
+)
+def test_hostile_bundle_metadata_is_one_line(tmp_path, edit, said) -> None:
+    """Numbers no int conversion survives, and nesting past the reader's recursion: refused
+    by the metadata file's name, never a traceback."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(FIXTURE_BUNDLE, bundle)
+    path = bundle / "functions" / "forward.meta"
+    meta = json.loads(path.read_text())
+    edit(meta)
+    path.write_text(json.dumps(meta))
     done = run("shlo", "run", bundle, "--input=2x4xf32=1")
-    one_line_failure(done, "forward.bytecode", "bytecode reader crashed")
+    one_line_failure(done, said)
+
+
+@pytest.mark.parametrize(
+    ("damaged", "signal_name"),
+    [
+        (LIT_INPUTS / "reader_crash.mlirbc", "SIGABRT"),
+        (FIXTURES / "reader_segfault.mlirbc", "SIGSEGV"),
+        (FIXTURES / "reader_heap_corruption.mlirbc", "SIGABRT: double free or corruption"),
+    ],
+)
+def test_bytecode_that_crashes_the_reader_is_one_line(tmp_path, damaged, signal_name) -> None:
+    """The issue's `shlo compile` and `shlo run BUNDLE`: each death of the reader (an abort, a
+    SIGSEGV, a heap it corrupted) is one line naming the file and the signal."""
+    done = run("shlo", "compile", damaged, "-o", tmp_path / "x.vmfb")
+    one_line_failure(done, damaged.name, f"bytecode reader crashed on this input ({signal_name}")
+    assert not (tmp_path / "x.vmfb").exists()
+    bundle = tmp_path / "bundle"
+    shutil.copytree(FIXTURE_BUNDLE, bundle)
+    shutil.copy(damaged, bundle / "functions" / "forward.bytecode")
+    done = run("shlo", "run", bundle, "--input=2x4xf32=1")
+    one_line_failure(
+        done, "forward.bytecode", f"bytecode reader crashed on this input ({signal_name}"
+    )
 
 
 def test_a_damaged_portable_artifact_from_python_is_a_shlo_error(tmp_path) -> None:
@@ -572,6 +655,37 @@ def test_a_byte_that_is_not_utf8_in_a_comment_is_read_as_mlir_reads_it(tmp_path)
 
 def test_bench_with_no_runs_names_the_flag(add_vmfb) -> None:
     one_line_failure(run("shlo", "bench", add_vmfb, "--runs", "0", "--input=4xf32=1"), "--runs 0")
+
+
+@pytest.mark.parametrize(
+    ("tool", "argv", "said"),
+    [
+        ("shlo-translate", ["--interpret", "--timeout", "nan", "x.mlir"],
+         "shlo-translate: for the --timeout option: 'nan' value invalid"),
+        ("shlo-translate", ["--serialize", "--target=1.0", "x.mlir", "-o", "x.vhlo"],
+         "shlo-translate: target '1.0' is not a version like 1.0.0"),
+        ("shlo-opt", ["bad_regex.mlir", "--verify-diagnostics"],
+         "bad_regex.mlir:1:4: error: invalid regex: unterminated character set"),
+    ],
+)  # fmt: skip
+def test_mistakes_in_arguments_and_files_name_them(tmp_path, capsys, tool, argv, said) -> None:
+    """Each was "internal error ... a bug in shlo" (or, for the version, "not pure StableHLO")."""
+    from shlo.tools.opt_main import main as opt_main
+    from shlo.tools.translate_main import main as translate_main
+
+    (tmp_path / "x.mlir").write_text(ADD)
+    (tmp_path / "bad_regex.mlir").write_text("// expected-error-re @+1 {{a{{[unclosed}}b}}\n" + ADD)
+    main = {"shlo-opt": opt_main, "shlo-translate": translate_main}[tool]
+    try:
+        status = main([str(tmp_path / a) if a.endswith((".mlir", ".vhlo")) else a for a in argv])
+    except SystemExit as stop:  # argparse's errors
+        status = stop.code
+    assert status == 1
+    error = capsys.readouterr().err
+    lines = error.splitlines()  # one line, or MLIR's diagnostic: its line, the source, a caret
+    assert len(lines) == 1 or (len(lines) == 3 and lines[2].strip() == "^"), error
+    assert said in lines[0] and "a bug in shlo" not in error, error
+    assert not (tmp_path / "x.vhlo").exists()
 
 
 def test_json_on_stdout_is_only_json(add_vmfb) -> None:

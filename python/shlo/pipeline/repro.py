@@ -93,4 +93,10 @@ def read_reproducer(text: str, name: str) -> tuple[str, bool]:
     found = _PIPELINE.search(metadata)
     if found is None:
         raise UsageError(f"{name}: no mlir_reproducer pipeline in this file (--run-reproducer)")
-    return json.loads(found.group(1)), _THREADING_OFF.search(metadata) is not None
+    try:
+        pipeline = json.loads(found.group(1))
+    except json.JSONDecodeError as error:
+        raise UsageError(
+            f"{name}: the reproducer's pipeline is not a valid string ({error})"
+        ) from None
+    return pipeline, _THREADING_OFF.search(metadata) is not None

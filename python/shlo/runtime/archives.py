@@ -21,6 +21,7 @@ import numpy as np
 from shlo.errors import RunError
 from shlo.ir.output import atomic_path
 from shlo.runtime.bindings import ireert
+from shlo.runtime.untrusted import UntrustedFileError, load_json
 
 if TYPE_CHECKING:  # `shlo run` and the trial child of `LoadedModule` start without torch
     import torch
@@ -83,10 +84,11 @@ def stale_encoding(archive: str | Path) -> str | None:
     recorded = entries.get(MADE_FROM)
     redo = f"recompile with --parameters {archive} to rebuild it, or remove it"
     try:
-        source = json.loads(recorded.metadata)[PARAMETER_SCOPE] if recorded else None
-    except (ValueError, KeyError, TypeError):
-        source = None
-    if source is None:
+        record = load_json(recorded.metadata, str(packed)) if recorded else None
+    except UntrustedFileError:
+        record = None
+    source = record.get(PARAMETER_SCOPE) if isinstance(record, dict) else None
+    if not isinstance(source, dict):
         return f"{packed} does not record which archive it was packed from; {redo}"
     status = os.stat(archive)
     if (status.st_size, status.st_mtime_ns) == (source.get("size"), source.get("mtime_ns")):

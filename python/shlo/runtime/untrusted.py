@@ -9,6 +9,7 @@ long after the real problem (a damaged or hostile file) could have been named.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import stat
@@ -50,6 +51,25 @@ def read_bytes(path: str | Path, inside: str | Path | None = None) -> bytes:
     """A regular file's bytes (`open_regular`)."""
     with open_regular(path, inside) as stream:
         return stream.read()
+
+
+def load_json(data: str | bytes, name: str) -> Any:
+    """Untrusted JSON, or an UntrustedFileError naming `name`: numbers only finite (Python's
+    reader takes `Infinity`, `NaN` and `1e999`, which no int conversion survives), nesting only
+    as deep as the reader recurses."""
+    try:
+        return json.loads(data, parse_float=_finite, parse_constant=_finite)
+    except RecursionError:
+        raise UntrustedFileError(f"{name}: JSON nested too deeply; not read") from None
+    except ValueError as error:  # a JSONDecodeError, bytes that are not UTF-8, an int too long
+        raise UntrustedFileError(f"{name}: not valid JSON ({error})") from None
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text} is not finite")
+    return value
 
 
 def _kind(mode: int) -> str:

@@ -44,7 +44,13 @@ from shlo.ir.worlds import ContextPolicy
 from shlo.pipeline.run import flatten, run_pipeline
 from shlo.runtime.loaded import LoadedModule
 from shlo.runtime.tensors import to_numpy, to_torch
-from shlo.runtime.untrusted import UntrustedFileError, open_regular, read_bytes, read_npy
+from shlo.runtime.untrusted import (
+    UntrustedFileError,
+    load_json,
+    open_regular,
+    read_bytes,
+    read_npy,
+)
 from shlo.torch.compiled_model import check_call
 
 INPUT_ARG, PARAMETER, CONSTANT = "input_arg", "parameter", "constant"
@@ -169,7 +175,7 @@ def read_meta(directory: str | Path, name: str = "forward") -> FunctionMeta:
     _check_name(f"{name}.meta", "functions")
     path = Path(directory) / "functions" / f"{name}.meta"
     try:
-        raw = json.loads(_read(path, directory))
+        raw = load_json(_read(path, directory), str(path))
         meta = FunctionMeta(
             name=str(raw["name"]),
             stablehlo_version=str(raw["stablehlo_version"]),
@@ -370,5 +376,5 @@ def _spec(text: str | None) -> Any:
         return None
     try:
         return pytree.treespec_loads(text)
-    except (ValueError, KeyError, TypeError, NotImplementedError) as error:
+    except (ValueError, KeyError, TypeError, NotImplementedError, RecursionError) as error:
         raise BundleError(f"unreadable pytree spec in the metadata: {error}") from None
