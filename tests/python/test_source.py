@@ -14,6 +14,14 @@ def test_split_keeps_first_line_numbers() -> None:
     assert [c.padded_text().splitlines()[c.first_line - 1 :] for c in chunks][1] == ["", "b", "c"]
 
 
+def test_split_at_a_marker_anywhere_on_a_line_as_mlir_does() -> None:
+    """MLIR splits the buffer on the marker's text, so a commented-out marker splits too."""
+    text = "a\n// // -----\nb\n"
+    chunks = split_source(Source("f.mlir", text.encode()), "// -----")
+    assert [c.first_line for c in chunks] == [1, 2]
+    assert [c.text.strip() for c in chunks] == ["a\n//", "b"]
+
+
 @pytest.mark.parametrize(
     "text",
     [

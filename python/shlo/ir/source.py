@@ -55,9 +55,11 @@ def read_source(path: str) -> Source:
 
 
 def split_source(source: Source, marker: str) -> list[Source]:
-    """Split at lines that start with `marker`, keeping each chunk's first line number."""
+    """Split at every `marker`, wherever on a line (MLIR's splitAndProcessBuffer splits the
+    buffer on the marker text: `// // -----` splits too), keeping each chunk's first line
+    number; the rest of the marker's line starts the next chunk."""
     text = source.text
-    pattern = re.compile(rf"^{re.escape(marker)}.*$", re.MULTILINE)
+    pattern = re.compile(re.escape(marker))
     chunks, start, line = [], 0, 1
     for match in pattern.finditer(text):
         chunks.append((line, text[start : match.start()]))

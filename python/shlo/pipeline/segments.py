@@ -18,7 +18,6 @@ from shlo.ir.diagnostics import (
     Diagnostic,
     DiagnosticSink,
     capture_native_stderr,
-    from_mlir_error,
     parse_printed,
 )
 from shlo.ir.module import IRModule, PrintOptions, from_bytecode
@@ -172,12 +171,20 @@ def _run_in_world(
     capture: AbstractContextManager[list[str]] = (
         capture_native_stderr() if options.selective_printing else nullcontext([])
     )
+    # Errors go to the context's handlers (the sink), as mlir-opt prints them: the bindings'
+    # capture would drop those of a pass that reports and goes on (a pattern's failed match).
+    sink, mark = contexts.sink.diagnostics, len(contexts.sink.diagnostics)
+    module.context.emit_error_diagnostics = True
     try:
         with capture as printed:
             manager.run(module.operation)
     except world.ir.MLIRError as error:
-        raise PipelineFailed(segment, from_mlir_error(error)) from None
+        # A failure without diagnostics prints nothing, as mlir-opt's does.
+        emitted = sink[mark:] + [Diagnostic.from_binding(d) for d in error.error_diagnostics]
+        del sink[mark:]
+        raise PipelineFailed(segment, emitted) from None
     finally:
+        module.context.emit_error_diagnostics = False
         if options.selective_printing:
             sys.stderr.write(selected_dumps("".join(printed), options))
         del manager  # the timing report prints when the pass manager goes away

@@ -36,7 +36,7 @@
 // SPLIT-NEXT: module {
 // SPLIT-NEXT: func.func @second
 // SPLIT-DEFAULT: func.func @first
-// SPLIT-DEFAULT-NOT: // -----
+// SPLIT-DEFAULT-NOT: {{//}} -----
 // SPLIT-DEFAULT: module {
 // SPLIT-DEFAULT-NEXT: func.func @second
 

@@ -1,0 +1,3 @@
+// A module with no function: stablehlo-refine-shapes fails without a diagnostic.
+module {
+}
