@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import functions, leading, ops_in
+from shlo.ir.edit import functions, leading, ops_in, stable_sort_of
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -42,20 +42,8 @@ def _comparator_into(block: Any, comparator: Any) -> None:
 def _rewrite(op: Any, comparator: Any) -> None:
     values, positions = op.operands[0], op.operands[1]
     dimension = _reduction_dim(op)
-    i64 = ir.IntegerType.get_signless(64)
     with ir.InsertionPoint(op), op.location:
-        sort = ir.Operation.create(
-            "stablehlo.sort",
-            results=[values.type, positions.type],
-            operands=[values, positions],
-            attributes={
-                "dimension": ir.IntegerAttr.get(i64, dimension),
-                "is_stable": ir.BoolAttr.get(True),
-            },
-            regions=1,
-        )
-        scalars = [argument.type for argument in comparator.regions[0].blocks[0].arguments]
-        block = sort.regions[0].blocks.append(*scalars, arg_locs=[op.location] * len(scalars))
+        sort, block = stable_sort_of([values, positions], dimension)
         _comparator_into(block, comparator)
         results = [
             leading(sorted_, list(ir.RankedTensorType(result.type).shape))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import create, leading, ops_in
+from shlo.ir.edit import create, leading, ops_in, stable_sort_of
 from shlo.ir.elementwise import compare
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
@@ -29,21 +29,8 @@ def _compare_type(element: Any) -> str:
 
 def _descending_sort(values: Any, positions: Any, dimension: int) -> Any:
     """`stablehlo.sort` of (values, positions) along `dimension`, largest first, stable."""
-    i64 = ir.IntegerType.get_signless(64)
-    sort = ir.Operation.create(
-        "stablehlo.sort",
-        results=[values.type, positions.type],
-        operands=[values, positions],
-        attributes={
-            "dimension": ir.IntegerAttr.get(i64, dimension),
-            "is_stable": ir.BoolAttr.get(True),
-        },
-        regions=1,
-    )
+    sort, block = stable_sort_of([values, positions], dimension)
     element = ir.RankedTensorType(values.type).element_type
-    index = ir.RankedTensorType(positions.type).element_type
-    scalars = [ir.RankedTensorType.get([], kind) for kind in (element, element, index, index)]
-    block = sort.regions[0].blocks.append(*scalars)
     with ir.InsertionPoint(block):
         greater = compare("GT", block.arguments[0], block.arguments[1], _compare_type(element))
         ir.Operation.create("stablehlo.return", operands=[greater])

@@ -68,6 +68,26 @@ def leading(value: Any, shape: list[int]) -> Any:
     return create("stablehlo.slice", shaped_like(value, shape), [value], attributes)
 
 
+def stable_sort_of(operands: list[Any], dimension: int) -> tuple[Any, Any]:
+    """A stable `stablehlo.sort` of `operands` along `dimension` at the current insertion point
+    and location, and its comparator block (scalar arguments a0, b0, a1, b1, ..., no ops yet)."""
+    sort = ir.Operation.create(
+        "stablehlo.sort",
+        results=[operand.type for operand in operands],
+        operands=operands,
+        attributes={
+            "dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dimension),
+            "is_stable": ir.BoolAttr.get(True),
+        },
+        regions=1,
+    )
+    elements = [ir.RankedTensorType(operand.type).element_type for operand in operands]
+    scalars = [ir.RankedTensorType.get([], element) for element in elements for _ in (0, 1)]
+    location = ir.Location.current
+    block = sort.regions[0].blocks.append(*scalars, arg_locs=[location] * len(scalars))
+    return sort, block
+
+
 def producer(value: Any) -> Any:
     """The op that defines `value`; None for a block argument."""
     owner = value.owner
