@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import create, ops_in, producer
+from shlo.ir.edit import create, ops_in, producer, stable_sort_of
 from shlo.ir.elementwise import compare
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
@@ -76,25 +76,12 @@ def _with_positions(sort: Any) -> Any:
     width = 32 if shape[_dimension(sort)] < _I32_LIMIT else 64
     element = ir.IntegerType.get_signless(width)
     with ir.InsertionPoint(sort), sort.location:
-        iota_attributes = {
+        along = {
             "iota_dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _dimension(sort))
         }
-        iota = create(
-            "stablehlo.iota", ir.RankedTensorType.get(shape, element), [], iota_attributes
-        )
-        operands = [*sort.operands, iota]
-        attributes = {name: sort.attributes[name] for name in sort.attributes}
-        wider = ir.Operation.create(
-            "stablehlo.sort",
-            results=[operand.type for operand in operands],
-            operands=operands,
-            attributes=attributes,
-            regions=1,
-        )
+        iota = create("stablehlo.iota", ir.RankedTensorType.get(shape, element), [], along)
+        wider, block = stable_sort_of([*sort.operands, iota], _dimension(sort))
     old_block = sort.regions[0].blocks[0]
-    scalar = ir.RankedTensorType.get([], element)
-    types = [argument.type for argument in old_block.arguments] + [scalar, scalar]
-    block = wider.regions[0].blocks.append(*types, arg_locs=[sort.location] * len(types))
     mapping = dict(zip(old_block.arguments, block.arguments, strict=False))
     *ops, terminator = old_block.operations
     returned = terminator.clone(ir.InsertionPoint(block))
