@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from shlo.ir.edit import create, ops_in, producer, stable_sort_of
-from shlo.ir.elementwise import compare
+from shlo.ir.elementwise import compare, logical
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -37,10 +37,6 @@ def _position_operand(sort: Any) -> int | None:
             if ir.IntegerAttr(made.attributes["iota_dimension"]).value == _dimension(sort):
                 return index
     return None
-
-
-def _logical(name: str, *values: Any) -> Any:
-    return create(f"stablehlo.{name}", values[0].type, values)
 
 
 def _copy_ops(ops: list[Any], mapping: dict[Any, Any], before: Any) -> None:
@@ -65,8 +61,8 @@ def _ordered_by_position(block: Any, position: int) -> None:
         swapped = {arg: arguments[i ^ 1] for i, arg in enumerate(arguments)}
         _copy_ops(ops, swapped, terminator)
         earlier = compare("LT", arguments[2 * position], arguments[2 * position + 1], "SIGNED")
-        tie = _logical("and", _logical("not", swapped[before]), earlier)
-        terminator.operands[0] = _logical("or", before, tie)
+        tie = logical("and", logical("not", swapped[before]), earlier)
+        terminator.operands[0] = logical("or", before, tie)
 
 
 def _with_positions(sort: Any) -> Any:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from shlo.ir.edit import ops_in
-from shlo.ir.elementwise import compare
+from shlo.ir.elementwise import compare, logical
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -38,14 +38,6 @@ def _float_compare(op: Any) -> bool:
     kind = op.attributes["compare_type"] if "compare_type" in op.attributes else None
     element = ir.RankedTensorType(op.operands[0].type).element_type
     return isinstance(element, ir.FloatType) and (kind is None or "FLOAT" in str(kind))
-
-
-def _either(a: Any, b: Any) -> Any:
-    return ir.Operation.create("stablehlo.or", results=[a.type], operands=[a, b]).results[0]
-
-
-def _both(a: Any, b: Any) -> Any:
-    return ir.Operation.create("stablehlo.and", results=[a.type], operands=[a, b]).results[0]
 
 
 # (direction, NaN wins) -> which NaN case the IEEE compare misses and must also hold:
@@ -67,10 +59,10 @@ def _nan_aware(op: Any, nan_wins: bool) -> None:
         first, second = (b, a) if missed.startswith("b ") or missed == "b" else (a, b)
         extra = compare("NE", first, first)
         if missed.endswith("only"):
-            extra = _both(extra, compare("EQ", second, second))
+            extra = logical("and", extra, compare("EQ", second, second))
         elif missed == "both":
-            extra = _both(extra, compare("NE", second, second))
-        result = _either(compare(_direction(op), a, b), extra)
+            extra = logical("and", extra, compare("NE", second, second))
+        result = logical("or", compare(_direction(op), a, b), extra)
     op.results[0].replace_all_uses_with(result)
     op.erase()
 

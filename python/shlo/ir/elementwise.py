@@ -62,6 +62,11 @@ def compare(direction: str, a: Any, b: Any, kind: str = "FLOAT") -> Any:
     return create("stablehlo.compare", result, [a, b], attributes)
 
 
+def logical(name: str, *values: Any) -> Any:
+    """`stablehlo.<name>` (`and`, `or`, `not`, ...) of `values`, of the first one's type."""
+    return create(f"stablehlo.{name}", values[0].type, values)
+
+
 class Elementwise:
     """Ops on tensors of the shape and float element type of `like`."""
 
