@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +28,14 @@ def needs_tensorflow(test: Callable) -> Callable:
     for mark in TENSORFLOW_MARKS:
         test = mark(test)
     return test
+
+
+def as_foreground_job() -> None:
+    """`preexec_fn` for a command a test interrupts with Ctrl-C: SIGINT at its default, as a
+    shell's foreground job has it.  A command started with SIGINT ignored (a test run launched
+    in the background by a non-interactive shell) keeps ignoring it, as Python and every Unix
+    tool do, so a Ctrl-C test must not inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 NESTED = """// Nested private calls and a dead function.

@@ -84,6 +84,15 @@ def _tree_args(seed: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
     return params, rng.standard_normal((4, 3), dtype=np.float32) * 3
 
 
+def _tree_in_numpy(
+    params: dict[str, np.ndarray], x: np.ndarray, *, scale: np.float32
+) -> dict[str, object]:
+    """`tree`'s values by numpy: JAX computes only in its child here, since an XLA client in a
+    test worker would stop the torch import from forking in the tests after it."""
+    h = np.tanh(x @ params["w"] + params["b"])
+    return {"h": h * scale, "pair": (h.sum(axis=0), x.astype(np.int32))}
+
+
 def _assert_tree_close(got: object, want: object) -> None:
     leaves, structure = jax.tree.flatten(want)
     assert jax.tree.structure(got) == structure
@@ -107,7 +116,7 @@ def test_pytrees_in_and_out_match_jax(programs: ModuleType, target: str, device:
     assert repr(compiled) == f"<CompiledJax tree for {target} on {device}>"
     for seed in range(3):
         params, x = _tree_args(seed)
-        want = programs.tree(params, x, scale=np.float32(2.0))
+        want = _tree_in_numpy(params, x, scale=np.float32(2.0))
         _assert_tree_close(compiled(params, x, scale=2.0), want)
     with pytest.raises(ShloError, match=r"arguments\[0\]\[0\]: expected a dict with keys 'b', 'w'"):
         compiled([params["w"]], x, scale=2.0)
@@ -145,7 +154,7 @@ def test_jitted_function_by_name_interpreted_and_named(programs: ModuleType) -> 
     assert 'jax.result_info = "result"' in text and "mhlo." not in text
     assert list(functions(module.operation)) == ["main"]
     (result,) = interpret_module(module, [x])
-    np.testing.assert_allclose(result, np.asarray(programs.jitted(x)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(result, np.cumsum(np.sin(x), axis=-1), rtol=1e-5, atol=1e-6)
 
 
 def test_symbolic_shapes_refined_and_assertions_checked(programs: ModuleType) -> None:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import as_foreground_job
+
 BIN = Path(sys.executable).parent
 
 CRASHES = """func.func @crash(%data: tensor<4x16xf32>) -> tensor<16x4xf32> {
@@ -106,6 +108,7 @@ def test_ctrl_c_exits_130_with_one_line_and_no_scratch_file(tmp_path: Path) -> N
         text=True,
         env={**os.environ, "TMPDIR": str(scratch)},
         start_new_session=True,  # its own process group, as a shell's foreground job has
+        preexec_fn=as_foreground_job,
     )
     time.sleep(3)  # well inside the endless loop
     os.killpg(running.pid, signal.SIGINT)

@@ -7,8 +7,11 @@ dimension of a 0-d tensor (as it did on `sum`, which shlo now reshapes first).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -66,3 +69,30 @@ def test_what_the_child_raises_is_raised_in_the_caller() -> None:
 
     with pytest.raises(FrontendError, match="^the child's refusal$"):
         call_forked(refuses)
+
+
+JAX_THEN_TORCH = """
+import jax.numpy as jnp
+import torch
+from shlo.api import compile_torch
+from shlo.frontend.forked import can_fork
+
+assert can_fork()
+jnp.ones(3).block_until_ready()  # XLA's client starts its native threads
+assert not can_fork()
+x = torch.arange(-2.0, 2.0)
+print(compile_torch(torch.nn.ReLU(), (x,))(x).tolist())
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="JAX is not installed")
+def test_a_caller_running_jax_is_not_forked() -> None:
+    """JAX's threads are invisible to `threading`, and a fork of them may deadlock (JAX warns):
+    beside a running XLA client the import runs in the caller, without JAX's warning."""
+    done = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", JAX_THEN_TORCH],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[0.0, 0.0, 0.0, 1.0]\n", "")

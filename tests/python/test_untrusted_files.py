@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import LIT_INPUTS
+from conftest import LIT_INPUTS, as_foreground_job
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FIXTURE_BUNDLE = FIXTURES / "torch_xla_bundle"
@@ -607,7 +607,13 @@ def test_ctrl_c_ends_shlo_run_stuck_in_a_dispatch(tmp_path, add_vmfb) -> None:
     (tmp_path / "loop.vmfb").write_bytes(_with_code(add_vmfb.read_bytes(), _JUMP_TO_ITSELF))
     command = [sys.executable, "-m", "shlo.tools.cli", "run", str(tmp_path / "loop.vmfb"),
                "--input=4xf32=1"]  # fmt: skip
-    child = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    child = subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=as_foreground_job,
+    )
     try:
         _wait_for_a_spinning_child(child.pid)
         os.killpg(child.pid, signal.SIGINT)  # as a terminal sends it, to the whole group

@@ -46,10 +46,20 @@ class Crashed:
 
 def can_fork() -> bool:
     """Whether this process may fork its work: on a system with fork, with no other thread
-    but those known to hold nothing the child needs."""
+    but those known to hold nothing the child needs, and no XLA client running (JAX's native
+    threads are invisible to `threading`; JAX itself warns that a fork may deadlock then)."""
     here = threading.current_thread()
     others = [t for t in threading.enumerate() if t is not here]
-    return hasattr(os, "fork") and all(type(t).__module__ in _HARMLESS for t in others)
+    return (
+        hasattr(os, "fork")
+        and all(type(t).__module__ in _HARMLESS for t in others)
+        and not _xla_running()
+    )
+
+
+def _xla_running() -> bool:
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    return bridge is not None and bool(bridge.backends_are_initialized())
 
 
 # tqdm's monitor (torch.compile starts one, and it stays) wakes every few seconds to look at
