@@ -4,7 +4,8 @@ format, short reprs).
 
 How a page is read (docs/testing.md says the same for writers):
 - a ```sh block runs line by line in bash (a line ending in `\\` continues), each line exiting 0,
-  or N where the line ends in the comment `# exit N`; a ```python block runs in this process;
+  or N where the line ends in the comment `# exit N`; a ```python block runs as a script, in a
+  Python process of its own (a snippet's JAX or torch.compile state stays out of the tests);
 - the blocks of one page run in order in one fresh folder, so a later block uses the files an
   earlier one wrote; `<!-- file: NAME -->` before any block writes its text to NAME there;
 - a ```text block right after a run block is what that block prints (stdout and stderr): each
@@ -20,7 +21,6 @@ import os
 import re
 import subprocess
 import sys
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,21 +105,15 @@ def _run_sh(block: Block, folder: Path) -> str:
     return "".join(printed)
 
 
-def _run_python(block: Block, folder: Path, capture: pytest.CaptureFixture[str]) -> str:
-    """Exec the block in `folder` in this process; what it printed (pytest's capture, whose
-    stdout has a binary buffer as a terminal's has)."""
-    capture.readouterr()
-    old = Path.cwd()
-    module = types.ModuleType("__snippet__")  # a module of its own, as dataclasses need
-    sys.modules[module.__name__] = module
-    os.chdir(folder)
-    try:
-        exec(compile(block.text, str(block), "exec"), module.__dict__)  # noqa: S102
-    finally:
-        os.chdir(old)
-        del sys.modules[module.__name__]
-    printed = capture.readouterr()
-    return printed.out + printed.err
+def _run_python(block: Block, folder: Path) -> str:
+    """Run the block as a script in `folder`; what it printed (stdout and stderr), after it
+    exited 0."""
+    done = subprocess.run(
+        [sys.executable, "-"], input=block.text, cwd=folder,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, f"{block}:\n{done.stdout[-3000:]}"
+    return done.stdout
 
 
 def check_output(block: Block, printed: str) -> None:
@@ -136,9 +130,7 @@ def check_output(block: Block, printed: str) -> None:
         assert at > 0, f"{block}: no line like {expected!r} (in order) in:\n{printed[-3000:]}"
 
 
-def run_page(
-    page: Path, folder: Path, capture: pytest.CaptureFixture[str], *, tensorflow: bool
-) -> int:
+def run_page(page: Path, folder: Path, *, tensorflow: bool) -> int:
     """Run the page's blocks in order in `folder`: those that need TensorFlow or the others."""
     ran = 0
     for block in blocks(page):
@@ -153,7 +145,7 @@ def run_page(
         if block.language == "sh":
             printed = _run_sh(block, where)
         else:
-            printed = _run_python(block, where, capture)
+            printed = _run_python(block, where)
         if block.output is not None:
             check_output(block, printed)
         ran += 1
@@ -179,20 +171,16 @@ def test_every_snippet_is_run_or_says_why_not() -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_page_id)
-def test_page_snippets_run_as_printed(
-    page: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_page(page, tmp_path, capsys, tensorflow=False)
+def test_page_snippets_run_as_printed(page: Path, tmp_path: Path) -> None:
+    run_page(page, tmp_path, tensorflow=False)
 
 
 @needs_tensorflow
-def test_tensorflow_snippets_run_as_printed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_tensorflow_snippets_run_as_printed(tmp_path: Path) -> None:
     ran = 0
     for page in PAGES:
         (tmp_path / page.stem).mkdir()
-        ran += run_page(page, tmp_path / page.stem, capsys, tensorflow=True)
+        ran += run_page(page, tmp_path / page.stem, tensorflow=True)
     assert ran > 0
     assert (tmp_path / "pytorch" / "mlp_saved" / "saved_model.pb").is_file()
 
