@@ -11,6 +11,9 @@ made from the draw's position in the module (murmur3's finalizer, twice, in 32-b
 arithmetic) and makes the bits floats in [low, high): 23 random bits for f32 and 52 for f64,
 centred so that 0 never comes (torch-mlir's Box-Muller takes its logarithm), 11 for f16 and 8
 for bf16.  The numbers still repeat from one call to the next, as every stateless draw does.
+Each key passes an optimization barrier: with a constant key the whole draw is a constant
+expression, which IREE evaluated while compiling, slowly for big draws and in a dispatch with
+more constants than it allows ("dispatch requiring 74 constants exceeds limit of 64").
 """
 
 from __future__ import annotations
@@ -195,10 +198,15 @@ def hashed_rng(module: Any, options: None) -> None:
                 key = ir.Operation.create(
                     "stablehlo.constant", results=[key_type], attributes={"value": value}
                 )
+                # IREE would otherwise evaluate the constant draw while compiling, in a
+                # dispatch whose many constants exceed its limit, and slowly for big draws
+                kept = ir.Operation.create(
+                    "stablehlo.optimization_barrier", results=[key_type], operands=key.results
+                )
                 call = ir.Operation.create(
                     "func.call",
                     results=[shaped],
-                    operands=[key.results[0], op.operands[0], op.operands[1]],
+                    operands=[kept.results[0], op.operands[0], op.operands[1]],
                     attributes={"callee": ir.FlatSymbolRefAttr.get(made[signature])},
                 )
             op.results[0].replace_all_uses_with(call.results[0])

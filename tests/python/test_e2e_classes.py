@@ -139,3 +139,51 @@ def test_eager_mode_quantized_modules_are_refused_by_name() -> None:
     torch.ao.quantization.convert(model, inplace=True)
     with pytest.raises(FrontendError, match=r"eager-mode quantized modules \(quantize \(Quantize"):
         compile_torch(model, (torch.rand(2, 16),))
+
+
+class Draws(torch.nn.Module):
+    """Normal draws of f32 and f64, big enough that evaluating them while compiling fails."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.randn_like(x), torch.randn(x.shape, dtype=torch.float64) * 2.0 - 5.0
+
+
+def test_random_draws_compile_and_are_normal() -> None:
+    """IREE evaluated the constant-keyed draws at compile time, in a dispatch with more
+    constants than its limit ("dispatch requiring 74 constants exceeds limit of 64")."""
+    x = torch.zeros(256, 512)
+    narrow, wide = compile_torch(Draws(), (x,))(x)
+    assert (narrow.dtype, wide.dtype) == (torch.float32, torch.float64)
+    assert abs(float(narrow.mean())) < 0.02 and abs(float(narrow.std()) - 1.0) < 0.02
+    assert abs(float(wide.mean()) + 5.0) < 0.04 and abs(float(wide.std()) - 2.0) < 0.04
+
+
+class ZeroDimOperands(torch.nn.Module):
+    """Ops whose decompositions (torch's own) take a 0-d tensor beside a wider one, and the
+    embedding lookup with flags that change only its gradient."""
+
+    def forward(
+        self, x: torch.Tensor, target: torch.Tensor, table: torch.Tensor, indices: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        return (
+            torch.nn.functional.logsigmoid(x),
+            torch.nn.functional.binary_cross_entropy_with_logits(x, target),
+            torch.minimum(x[0, 0], x),
+            torch.maximum(x.to(torch.uint8)[0, 0], x.to(torch.uint8)),
+            torch.nn.functional.embedding(indices, table, scale_grad_by_freq=True),
+            torch.nn.functional.embedding(indices, table, padding_idx=0, sparse=True),
+        )
+
+
+def test_zero_dim_operands_and_embedding_flags_match_eager() -> None:
+    """`minimum` of a 0-d tensor and a matrix (in log_sigmoid's decomposition) was reshaped
+    to 0-d ("shape '[]' is invalid"); embedding with `scale_grad_by_freq` or `sparse` had no
+    lowering."""
+    args = (
+        torch.randn(3, 4) * 4,
+        torch.rand(3, 4),
+        torch.randn(10, 5),
+        torch.tensor([[0, 3], [9, 3]]),
+    )
+    model = ZeroDimOperands()
+    torch.testing.assert_close(compile_torch(model, args)(*args), model(*args))

@@ -22,6 +22,9 @@ narrowed back.
 instead of counting from the end, so each integer index is wrapped (`index + size` where
 negative) before indexing.
 
+`embedding` with `scale_grad_by_freq` or `sparse`, which torch-mlir cannot lower, is the
+plain lookup: the flags change only the gradient.
+
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
 gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
 
@@ -202,6 +205,20 @@ def index_from_the_end(x: torch.Tensor, indices: list[Any]) -> Any:
         _INDEXING.reset(token)
 
 
+def embedding_forward(
+    weight: torch.Tensor,
+    indices: torch.Tensor,
+    padding_idx: int = -1,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Any:
+    """aten.embedding with `scale_grad_by_freq` or `sparse`, which torch-mlir cannot lower, as
+    the plain lookup: both change only the gradient, not the rows looked up."""
+    if not (scale_grad_by_freq or sparse):
+        return NotImplemented
+    return aten.embedding.default(weight, indices, padding_idx)
+
+
 def threshold_backward_promoted(grad: torch.Tensor, x: torch.Tensor, threshold: Any) -> Any:
     """aten.threshold_backward in the promoted dtype of its two tensors, as eager computes it."""
     grad = grad.to(torch.result_type(grad, x))
@@ -254,11 +271,13 @@ _ALONG_THE_ONE_DIMENSION = (
 
 
 def _one_element(op: Any, otherwise: Callable[..., Any]) -> Callable[..., Any]:
-    """`op` of a 0-d tensor as `op` of its 1-element reshape, each result reshaped back to
-    0-d (what eager returns, `keepdim` or not); of any other tensor, `otherwise`."""
+    """`op` of 0-d tensors only as `op` of their 1-element reshape, each result reshaped back
+    to 0-d (what eager returns, `keepdim` or not); of any other tensors (`minimum` of a 0-d
+    tensor and a matrix among them), `otherwise`."""
 
     def run(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if not (isinstance(x, torch.Tensor) and x.dim() == 0):
+        wider = any(isinstance(a, torch.Tensor) and a.dim() > 0 for a in args)
+        if wider or not (isinstance(x, torch.Tensor) and x.dim() == 0):
             return otherwise(x, *args, **kwargs)
         result = op(x.reshape(1), *args, **kwargs)
         return pytree.tree_map(
@@ -275,6 +294,7 @@ def _as_it_is(*args: Any, **kwargs: Any) -> Any:
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.index.Tensor: index_from_the_end,
     aten.threshold_backward.default: threshold_backward_promoted,
+    aten.embedding.default: embedding_forward,
     **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},
     **{op: _one_element(op, _widened(op)) for op in _UNSIGNED_ORDER},
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,

@@ -63,6 +63,10 @@ from shlo.frontend.numbers import (
     fixed_values,
     number_dtypes,
 )
+from shlo.frontend.tensor_numbers import (
+    number_arithmetic_as_tensor_ops,
+    scalar_ops_as_tensor_ops,
+)
 from shlo.ir.diagnostics import capture_native_stderr
 from shlo.ir.edit import functions, ops_in
 from shlo.ir.module import IRModule, PrintOptions, from_bytecode
@@ -207,7 +211,7 @@ def export(
 ) -> torch.export.ExportedProgram:
     """torch.export with the fixes shlo applies; a trace failure becomes a FrontendError."""
     failure: Exception | None = None
-    with _persistent_buffers(model), warnings.catch_warnings():
+    with _persistent_buffers(model), warnings.catch_warnings(), scalar_ops_as_tensor_ops():
         # torch 2.13 deprecates its own pytree LeafSpec check inside torch.export
         warnings.filterwarnings("ignore", "`isinstance\\(treespec, LeafSpec\\)`", FutureWarning)
         # torch logs the partial graph of a failure, which the error below replaces
@@ -389,6 +393,7 @@ def _lower(
         try:
             announce("PyTorch's decompositions")
             write_out_before_decomposing(program)
+            number_arithmetic_as_tensor_ops(program.graph_module)
             program = program.run_decompositions(decompositions)
             scalar_casts_as_items(program.graph)
             assertions = assertions_as_results(program.graph)

@@ -7,9 +7,12 @@
 // RUN: shlo-opt %s --shlo-hashed-rng | iree-compile - --iree-input-type=stablehlo --iree-hal-target-device=vulkan -o /dev/null
 
 // CHECK-LABEL: func.func @main
-// CHECK: %[[K1:.*]] = stablehlo.constant dense<[1592614637, 2654435769]> : tensor<2xui32>
+// The key passes an optimization barrier, so IREE does not evaluate the draw while compiling.
+// CHECK: %[[C1:.*]] = stablehlo.constant dense<[1592614637, 2654435769]> : tensor<2xui32>
+// CHECK: %[[K1:.*]] = stablehlo.optimization_barrier %[[C1]] : tensor<2xui32>
 // CHECK: call @__shlo_uniform_0(%[[K1]], %{{.*}}, %{{.*}}) : (tensor<2xui32>, tensor<f32>, tensor<f32>) -> tensor<4x3xf32>
-// CHECK: %[[K2:.*]] = stablehlo.constant dense<[4247050406, 1013904242]> : tensor<2xui32>
+// CHECK: %[[C2:.*]] = stablehlo.constant dense<[4247050406, 1013904242]> : tensor<2xui32>
+// CHECK: %[[K2:.*]] = stablehlo.optimization_barrier %[[C2]] : tensor<2xui32>
 // CHECK: call @__shlo_uniform_0(%[[K2]], %{{.*}}, %{{.*}})
 // CHECK: call @__shlo_uniform_1({{.*}}) : (tensor<2xui32>, tensor<f64>, tensor<f64>) -> tensor<5xf64>
 func.func @main() -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<5xf64>) {
