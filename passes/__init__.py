@@ -24,6 +24,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-inline-resources": "inline_resources",
     "shlo-jax-approx-top-k": "jax_approx_top_k",
     "shlo-jax-drop-attributes": "jax_drop_attributes",
+    "shlo-jax-dynamic-calls": "jax_dynamic_calls",
     "shlo-jax-flatten": "jax_flatten",
     "shlo-jax-linalg": "jax_linalg",
     "shlo-jax-platform": "jax_platform",

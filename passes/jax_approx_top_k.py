@@ -6,7 +6,8 @@ XLA computes it exactly (the call is marked `is_fallback`): a sort along `reduct
 with that comparator, then the first `top_k`.  IREE takes the call as a maximum top-k
 whatever the comparator says, so `approx_min_k` returned the largest values, and equal
 values came back in another order, with no error.  This pass writes each call as that
-stable sort of (operand, iota) with the comparator's body, sliced to the result's size.
+stable sort of (operand, iota) with the comparator's body, sliced to the result's size; so
+also `stablehlo.dynamic_approx_top_k` (shape polymorphism), once refined shapes make k known.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 
 from shlo.ir.edit import functions, leading, ops_in, stable_sort_of
 from shlo.ir.stablehlo import ir
-from shlo.pipeline.python_pass import register_pass
+from shlo.pipeline.python_pass import PassFailure, register_pass
 
-TARGET = "ApproxTopK"
+# JAX's call, and the one it writes under shape polymorphism (k an operand, refined to a constant
+# before this pass: the results' static types say k).
+TARGETS = ("ApproxTopK", "stablehlo.dynamic_approx_top_k")
 
 
 def _reduction_dim(op: Any) -> int:
@@ -60,7 +63,9 @@ def jax_approx_top_k(module: Any, options: None) -> None:
     with module.context:
         named = functions(module)
         for op in ops_in(module, "stablehlo.custom_call"):
-            if ir.StringAttr(op.attributes["call_target_name"]).value != TARGET:
+            if ir.StringAttr(op.attributes["call_target_name"]).value not in TARGETS:
                 continue
+            if not all(ir.RankedTensorType(r.type).has_static_shape for r in op.results):
+                raise PassFailure("an approximate top-k whose k is known only at run time", op)
             callee = ir.FlatSymbolRefAttr(ir.ArrayAttr(op.attributes["called_computations"])[0])
             _rewrite(op, named[callee.value])

@@ -28,17 +28,27 @@ class JaxFlattenOptions:
     )
 
 
+def front(platform: str, types: tuple[str, ...] | list[str]) -> str:
+    """The steps that make a JAX export one function at static shapes for one platform."""
+    refine = f"stablehlo-refine-arguments{{types={','.join(types)}}}, " if types else ""
+    return (
+        f"shlo-jax-platform{{platform={platform}}}, {refine}"
+        "shlo-jax-shape-assertions, inline, symbol-dce, stablehlo-refine-shapes, "
+        "func.func(stablehlo-canonicalize-dynamism), canonicalize"
+    )
+
+
+# The custom calls of JAX's that only XLA runs, replaced; then flat, scatters as IREE lowers them.
+REWRITES = (
+    "shlo-jax-dynamic-calls, stablehlo-refine-shapes, shlo-top-k-as-sort, shlo-jax-linalg, "
+    "shlo-jax-approx-top-k, inline, symbol-dce, canonicalize, shlo-jax-scatter-dims"
+)
+
+
 @register_pipeline("shlo-jax-flatten", options=JaxFlattenOptions)
 def jax_flatten(options: JaxFlattenOptions) -> str:
     """Turn a JAX export into one flat function with static shapes for one platform."""
-    refine = (
-        f"stablehlo-refine-arguments{{types={','.join(options.types)}}}, " if options.types else ""
-    )
     return (
-        f"shlo-jax-platform{{platform={options.platform}}}, {refine}"
-        "shlo-jax-shape-assertions, inline, symbol-dce, stablehlo-refine-shapes, "
-        "func.func(stablehlo-canonicalize-dynamism), canonicalize, shlo-jax-linalg, "
-        "shlo-jax-approx-top-k, inline, symbol-dce, canonicalize, shlo-jax-scatter-dims, "
-        "shlo-jax-drop-attributes, "
-        "shlo-verify-flat{profile=luminal}"
+        f"{front(options.platform, options.types)}, {REWRITES}, "
+        "shlo-jax-drop-attributes, shlo-verify-flat{profile=luminal}"
     )

@@ -24,14 +24,14 @@ REWRITTEN = {
     "gesvd": "singular value decomposition",
     "trsm": "triangular solve",
     "gtsv": "tridiagonal solve",
+    "gehrd": "Hessenberg reduction",
+    "sytrd": "tridiagonal reduction",
+    "hetrd": "tridiagonal reduction",
 }
 # Routines jaxlib calls that JAX has no portable algorithm for.
 NO_ALGORITHM = {
     "geev": "general eigen-decomposition",
     "gees": "Schur decomposition",
-    "gehrd": "Hessenberg reduction",
-    "sytrd": "tridiagonal reduction",
-    "hetrd": "tridiagonal reduction",
     "ormqr": "product with Q from a QR factorization",
     "unmqr": "product with Q from a QR factorization",
     "geqp3": "pivoted QR factorization",

@@ -46,17 +46,17 @@ EXPORT_S = 30.0  # the JAX child's time to export a case (and start)
 KIND = {"harness": "harness", "back-compat": "back_compat"}
 
 
-def _work(connection: Connection, stem: str, target: str, check: str) -> None:
+def _work(connection: Connection, stem: str, target: str) -> None:
     """A case's process: its verdict sent back; an exception of shlo's own (a bug, not a
     refusal) is the case's crash, in one line."""
     try:
-        verdict = harness.judge(Path(stem), target, check)
+        verdict = harness.judge(Path(stem), target)
     except Exception as error:
         verdict = {"status": "crash", "detail": f"{type(error).__name__}: {error}"[:300]}
     connection.send(verdict)
 
 
-def judge_alone(stem: Path, target: str, check: str, budget: float) -> dict[str, str]:
+def judge_alone(stem: Path, target: str, budget: float) -> dict[str, str]:
     """The case's verdict from a process of its own, forked from a server that has imported
     shlo but run nothing, so that no earlier case's state (a heap another case damaged) bears
     on it; `timeout` once that process and its children (iree-compile) have used `budget` CPU
@@ -64,7 +64,7 @@ def judge_alone(stem: Path, target: str, check: str, budget: float) -> dict[str,
     stops a case that hangs without computing."""
     context = multiprocessing.get_context("forkserver")
     ours, theirs = context.Pipe()
-    process = context.Process(target=_work, args=(theirs, str(stem), target, check), daemon=True)
+    process = context.Process(target=_work, args=(theirs, str(stem), target), daemon=True)
     process.start()
     theirs.close()  # so that the process's death reads as the end of the pipe
     started, pid = time.monotonic(), cast(int, process.pid)
@@ -110,13 +110,6 @@ def cpu_seconds(root: int) -> float:
     return total / CLOCK_TICKS
 
 
-def _check(suite: str, name: str) -> str:
-    """How a case's outputs are held to XLA's: eigh's and svd's back-compatibility sets as a
-    whole (their vectors are unique only up to a basis), everything else value by value."""
-    family = name.split("_")[1] if suite == "back-compat" else ""
-    return family if family in harness.CHECKS else "values"
-
-
 def names(suite: str) -> list[str]:
     """Every case of the suite (asked of the JAX child), sorted by name: JAX builds its list
     of harnesses by iterating over sets, so its own order, and with it the cases a slice
@@ -143,8 +136,7 @@ def _run(args: argparse.Namespace, chosen: list[str], folder: Path) -> list[dict
                 "status": "export_error",
                 "detail": answer["export_error"],
             }
-        check = _check(args.suite, name)
-        verdict = judge_alone(folder / str(index), args.target, check, args.timeout)
+        verdict = judge_alone(folder / str(index), args.target, args.timeout)
         return {"name": name, "entry": name, **verdict}
 
     with ThreadPoolExecutor(args.jobs) as pool:

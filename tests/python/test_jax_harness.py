@@ -63,7 +63,7 @@ def test_a_case_past_its_time_is_a_timeout(tmp_path: Path) -> None:
 def test_an_exception_of_shlos_is_that_cases_crash_in_one_line(tmp_path: Path) -> None:
     """A case whose judging raises (here: its arrays are missing) is a crash naming the
     exception, and the case after it is judged as if nothing had happened."""
-    verdict = jax_sweep.judge_alone(tmp_path / "missing", "interpreter", "values", 60)
+    verdict = jax_sweep.judge_alone(tmp_path / "missing", "interpreter", 60)
     assert verdict["status"] == "crash"
     assert verdict["detail"].startswith("FileNotFoundError: ")
 

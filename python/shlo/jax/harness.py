@@ -1,15 +1,20 @@
 """The yardsticks' shlo side: JAX's exports through shlo, beside XLA:CPU's own outputs.
 
-JAX runs only in `shlo.jax.harness_child`; here the module it wrote has its LAPACK calls
-rewritten (shlo-jax-linalg) and is flattened, then runs on an IREE target or in the
-reference interpreter, and its outputs are held to XLA's.
+JAX runs only in `shlo.jax.harness_child`; here the module it wrote is brought to its inputs'
+shapes as one function and has JAX's custom calls rewritten (the steps of `shlo-jax-flatten`),
+then runs on an IREE target or in the reference interpreter, and its outputs are held to
+XLA's: a decomposition as a whole, an approximate top-k's indices by the values they point
+at, everything else value by value.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -20,19 +25,28 @@ from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
 from shlo.errors import ShloError
 from shlo.interpreter.evaluate import interpret_module
+from shlo.interpreter.probes import complex_parts
+from shlo.ir.edit import (
+    create,
+    erase_arguments,
+    functions,
+    ops_in,
+    return_also,
+    returned_values,
+    set_results,
+)
 from shlo.ir.element_types import as_saved
 from shlo.ir.load import load
 from shlo.ir.module import IRModule
+from shlo.ir.stablehlo import ir
 from shlo.jax.process import failure
+from shlo.passes.jax_approx_top_k import TARGETS as APPROX_TOP_K
+from shlo.passes.jax_flatten import REWRITES, front
+from shlo.passes.jax_linalg_calls import routine
 from shlo.pipeline.run import run_pipeline
 from shlo.runtime.loaded import LoadedModule
+from shlo.runtime.value_syntax import type_spec
 
-# What JAX's export needs before a consumer takes it: LAPACK and ApproxTopK calls replaced,
-# then flat, its scatters in the form IREE lowers.
-PREPARE = (
-    "builtin.module(shlo-jax-linalg, shlo-jax-approx-top-k, inline, symbol-dce, canonicalize, "
-    "shlo-jax-scatter-dims)"
-)
 TARGETS = ("llvm-cpu", "vulkan", "interpreter")
 
 
@@ -65,15 +79,121 @@ def arrays(stem: Path) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return loaded[:count], loaded[count:]
 
 
-def prepared(text: str) -> IRModule:
-    """JAX's module with its LAPACK calls rewritten, inlined into one function."""
-    return run_pipeline(load(text), PREPARE)
+@dataclass(frozen=True)
+class TopK:
+    """An approximate top-k whose indices @main returns, and the extra result that holds its
+    operand: JAX documents the indices only as those of the values (`lax.approx_max_k`)."""
+
+    indices: int
+    operand: int
+    dimension: int
+
+
+def _types(inputs: Sequence[np.ndarray]) -> list[str]:
+    return [f"tensor<{type_spec(np.broadcast_to(np.zeros((), a.dtype), a.shape))}>" for a in inputs]
+
+
+def _polymorphic(module: IRModule) -> bool:
+    """Whether @main takes an argument of a shape known only at run time."""
+    with module.context:
+        arguments = functions(module.operation)["main"].regions[0].blocks[0].arguments
+        shaped = [a.type for a in arguments if isinstance(a.type, ir.ShapedType)]
+    return not all(t.has_static_shape for t in shaped)
+
+
+def prepared(text: str, inputs: Sequence[np.ndarray] = ()) -> IRModule:
+    """JAX's module with its custom calls rewritten, inlined into one function; a
+    shape-polymorphic one at the shapes of `inputs`."""
+    return prepared_case(text, inputs, top_k=False)[0]
+
+
+def prepared_case(
+    text: str, inputs: Sequence[np.ndarray], top_k: bool = True
+) -> tuple[IRModule, list[TopK]]:
+    """`prepared`, and with `top_k` @main made to return also the operand of each approximate
+    top-k whose indices it returns as they are."""
+    module = load(text)
+    types = _types(inputs) if _polymorphic(module) else []
+    module = run_pipeline(module, f"builtin.module({front('cpu', types)})")
+    found = _return_top_k_operands(module) if top_k else []
+    return run_pipeline(module, f"builtin.module({REWRITES})"), found
+
+
+def _return_top_k_operands(module: IRModule) -> list[TopK]:
+    with module.context:
+        main = functions(module.operation)["main"]
+        returned = returned_values(main)
+        found: list[TopK] = []
+        operands: list[Any] = []
+        for op in ops_in(main, "stablehlo.custom_call"):
+            if ir.StringAttr(op.attributes["call_target_name"]).value not in APPROX_TOP_K:
+                continue
+            indices = [i for i, v in enumerate(returned) if v == op.results[1]]
+            if not indices:
+                continue
+            config = ir.DictAttr(op.attributes["mhlo.backend_config"])
+            dimension = ir.IntegerAttr(config["reduction_dim"]).value
+            position = len(returned) + len(operands)
+            found += [TopK(i, position, dimension) for i in indices]
+            operands.append(op.operands[0])
+        if operands:
+            _drop_interface_attributes(main)
+            return_also(main, operands)
+    return found
+
+
+def _drop_interface_attributes(main: Any) -> None:
+    """JAX's argument and result annotations, which no longer match once @main's interface
+    changes."""
+    for attribute in ("arg_attrs", "res_attrs"):
+        if attribute in main.attributes:
+            del main.attributes[attribute]
+
+
+def _real_interface(
+    module: IRModule, inputs: list[np.ndarray]
+) -> tuple[IRModule, list[np.ndarray], list[bool]]:
+    """@main taking each complex input as its real and imaginary parts, which it joins with
+    `stablehlo.complex`, and returning each complex result as its parts (the interpreter's
+    binding takes and gives real arrays only), without JAX's interface annotations; which
+    results were split."""
+    copy = module.copy()
+    complex_at = [i for i, a in enumerate(inputs) if np.iscomplexobj(a)]
+    with copy.context, ir.Location.unknown() as location:
+        main = functions(copy.operation)["main"]
+        _drop_interface_attributes(main)
+        entry = main.regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(entry):
+            for index in complex_at:
+                whole = entry.arguments[index]
+                kind = ir.RankedTensorType(whole.type)
+                part = ir.RankedTensorType.get(
+                    list(kind.shape), ir.ComplexType(kind.element_type).element_type
+                )
+                halves = [entry.add_argument(part, location) for _ in range(2)]
+                whole.replace_all_uses_with(create("stablehlo.complex", whole.type, halves))
+        erase_arguments(main, complex_at)
+        returned = returned_values(main)
+        block = main.regions[0].blocks[0]
+        terminator = block.operations[len(block.operations) - 1]
+        with ir.InsertionPoint(terminator):
+            parts = [list(complex_parts(v)) if _is_complex(v) else [v] for v in returned]
+        set_results(main, [part for value in parts for part in value])
+    real = [a for i, a in enumerate(inputs) if i not in complex_at]
+    real += [part for i in complex_at for part in (inputs[i].real, inputs[i].imag)]
+    return copy, real, [len(value) == 2 for value in parts]
+
+
+def _is_complex(value: Any) -> bool:
+    return isinstance(ir.RankedTensorType(value.type).element_type, ir.ComplexType)
 
 
 def run(module: IRModule, inputs: list[np.ndarray], target: str) -> list[np.ndarray]:
     """`module`'s @main on `inputs`: in the interpreter, or compiled for `target` and run."""
     if target == "interpreter":
-        return [np.asarray(r) for r in interpret_module(module, inputs)]
+        real_module, real_inputs, split = _real_interface(module, inputs)
+        parts = iter(np.asarray(r) for r in interpret_module(real_module, real_inputs))
+        return [next(parts) + 1j * next(parts) if joined else next(parts) for joined in split]
     chosen = Target.get(target)
     loaded = LoadedModule(compile_module(module, chosen).vmfb, chosen.default_device)
     return loaded("main", *inputs)
@@ -163,28 +283,69 @@ def svd_mismatch(got: list[np.ndarray], want: list[np.ndarray]) -> str | None:
     return None
 
 
-# Outputs unique only up to a basis of each repeated value's space, checked as a whole.
-CHECKS = {"eigh": eigen_mismatch, "svd": svd_mismatch}
+def top_k_mismatch(
+    got: np.ndarray, want: np.ndarray, operand: np.ndarray, top_k: TopK
+) -> str | None:
+    """An approximate top-k's indices: each distinct along the dimension and pointing at the
+    operand's value where XLA's index points (ties in any order, as JAX documents)."""
+    if got.shape != want.shape:
+        return f"shape {got.shape} != XLA's {want.shape}"
+    axis = top_k.dimension
+    at_got = np.take_along_axis(operand, got.astype(np.int64), axis=axis)
+    at_want = np.take_along_axis(operand, want.astype(np.int64), axis=axis)
+    distinct = np.all(np.diff(np.sort(got, axis=axis), axis=axis) != 0)
+    if not distinct or not np.array_equal(at_got, at_want, equal_nan=True):
+        return f"{np.sum(at_got != at_want)} indices point at other values than XLA's"
+    return None
 
 
-def judge(stem: Path, target: str, check: str = "values") -> dict[str, str]:
+WholeCheck = Callable[[list[np.ndarray], list[np.ndarray]], str | None]
+# Outputs unique only up to a basis of each repeated value's space, checked as a whole, by the
+# LAPACK routine the module calls and the number of outputs its decomposition has.
+CHECKS = {"syevd": (eigen_mismatch, 2), "heevd": (eigen_mismatch, 2)}
+CHECKS |= {"gesdd": (svd_mismatch, 3), "gesvd": (svd_mismatch, 3)}
+_CALL = re.compile(r"custom_call @(\w+)")
+
+
+def whole_check(
+    text: str, outputs: int
+) -> Callable[[list[np.ndarray], list[np.ndarray]], str | None] | None:
+    """The check of a decomposition's outputs as a whole, when the module computes one (a
+    LAPACK call of CHECKS) and returns exactly its outputs; else None (value by value)."""
+    routines = {routine(target) for target in _CALL.findall(text)} & set(CHECKS)
+    if len(routines) != 1:
+        return None
+    check, arity = CHECKS[routines.pop() or ""]
+    return check if arity == outputs else None
+
+
+def judge(stem: Path, target: str) -> dict[str, str]:
     """A case's status on `target`: pass, mismatch, or refused with shlo's one-line reason.
-    `check`: "values" (each output against XLA's), or one of CHECKS.  On IREE, where shlo
-    computes f64 in f32, XLA's outputs are narrowed before they are compared."""
+    A decomposition is checked as a whole (`whole_check`), an approximate top-k's indices by
+    the values they point at, everything else value by value.  On IREE, where shlo computes
+    f64 in f32, XLA's outputs are narrowed before they are compared."""
     inputs, want = arrays(stem)
+    text = stem.with_suffix(".mlir").read_text()
     try:
-        module = prepared(stem.with_suffix(".mlir").read_text())
+        module, top_ks = prepared_case(text, inputs)
         got = run(module, narrowed(inputs, target), target)
     except ShloError as error:
         first = str(error).strip().splitlines() or [type(error).__name__]
         reason = next((line for line in first if "error:" in line), first[0])
         return {"status": "refused", "detail": reason.strip()[:300]}
-    if len(got) != len(want):
-        return {"status": "mismatch", "detail": f"{len(got)} outputs, XLA has {len(want)}"}
-    want = narrowed(want, target)
-    if check in CHECKS and (problem := CHECKS[check](got, want)):
-        return {"status": "mismatch", "detail": problem}
-    for index, (g, w) in enumerate(zip(got, want, strict=True)):
-        if check not in CHECKS and (problem := mismatch(np.asarray(g), w)):
+    extra = len({t.operand for t in top_ks})
+    if len(got) - extra != len(want):
+        return {"status": "mismatch", "detail": f"{len(got) - extra} outputs, XLA has {len(want)}"}
+    got, want = [np.asarray(g) for g in got], narrowed(want, target)
+    indices = {t.indices: t for t in top_ks}
+    if check := whole_check(text, len(want)):
+        problem = check(got[: len(want)], want)
+        return {"status": "mismatch", "detail": problem} if problem else {"status": "pass"}
+    for index, (g, w) in enumerate(zip(got, want, strict=False)):
+        if index in indices:
+            problem = top_k_mismatch(g, w, got[indices[index].operand], indices[index])
+        else:
+            problem = mismatch(g, w)
+        if problem:
             return {"status": "mismatch", "detail": f"output {index}: {problem}"}
     return {"status": "pass"}

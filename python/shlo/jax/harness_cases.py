@@ -95,7 +95,9 @@ def primitive_harnesses() -> dict[str, Any]:
 
 
 def back_compat_data() -> dict[str, dict[str, Any]]:
-    """JAX's CPU export back-compatibility data sets by name (`module.data_date[key]`)."""
+    """JAX's export back-compatibility data sets serialized for the CPU, by name
+    (`module.data_date[key]`): the `cpu_*` LAPACK sets and the platform-neutral ones (dynamic
+    shapes) that JAX serialized on the CPU."""
     import importlib
     import pkgutil
 
@@ -103,15 +105,14 @@ def back_compat_data() -> dict[str, dict[str, Any]]:
 
     found: dict[str, dict[str, Any]] = {}
     for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("cpu_"):
-            continue
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         for attribute, value in vars(module).items():
-            if not attribute.startswith("data_"):
+            if not attribute.startswith("data_") or not isinstance(value, dict):
                 continue
             sets = {"": value} if "platform" in value else value
             for key, data in sets.items():
-                found[f"{info.name}.{attribute}" + (f"[{key}]" if key else "")] = data
+                if isinstance(data, dict) and data.get("platform") == "cpu":
+                    found[f"{info.name}.{attribute}" + (f"[{key}]" if key else "")] = data
     return found
 
 

@@ -120,6 +120,52 @@ def geqrf(a: Array) -> tuple[Array, Array]:
     return cast("tuple[Array, Array]", lax.fori_loop(0, k, step, (a, jnp.zeros((k,), a.dtype))))
 
 
+def hessenberg(a: Array) -> tuple[Array, Array]:
+    """LAPACK's xGEHD2 for one matrix: H on and above the first subdiagonal, the reflectors
+    below it, and taus."""
+    n = a.shape[0]
+    rows = columns = jnp.arange(n)
+
+    def step(k: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
+        out, taus = state
+        v, tau, beta = _reflector(out[:, k], k + 1)
+        right = out - tau * jnp.outer(_dot(out, v), jnp.conj(v))
+        left = right - jnp.conj(tau) * jnp.outer(v, _dot(jnp.conj(v), right))
+        out = jnp.where(columns > k, left, out)
+        column = jnp.where(rows <= k, out[:, k], jnp.where(rows == k + 1, beta, v))
+        return out.at[:, k].set(column), taus.at[k].set(tau)
+
+    start = (a, jnp.zeros((max(n - 1, 0),), a.dtype))
+    return cast("tuple[Array, Array]", lax.fori_loop(0, max(n - 1, 0), step, start))
+
+
+def tridiagonal_lower(a: Array) -> tuple[Array, Array, Array, Array]:
+    """LAPACK's xSYTD2 / xHETD2 with UPLO = 'L' for one matrix: (a with the reflectors below
+    the subdiagonal, d and e on and below the diagonal, its upper triangle as given; d; e;
+    taus), from a's lower triangle."""
+    n = a.shape[0]
+    rows = jnp.arange(n)
+    real = np.finfo(a.dtype).dtype
+
+    def step(i: Array, state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        h, low, taus = state
+        v, tau, beta = _reflector(h[:, i], i + 1)
+        x = jnp.where(rows > i, tau * _dot(h, v), 0)
+        w = x - 0.5 * tau * jnp.sum(jnp.conj(x) * v) * v
+        h = h - jnp.outer(v, jnp.conj(w)) - jnp.outer(w, jnp.conj(v))
+        column = jnp.where(rows <= i, low[:, i], jnp.where(rows == i + 1, beta, v))
+        return h, low.at[:, i].set(column), taus.at[i].set(tau)
+
+    count = max(n - 1, 0)
+    start = (hermitian_from(a, True), a, jnp.zeros((count,), a.dtype))
+    h, low, taus = lax.fori_loop(0, count, step, start)
+    d = jnp.real(jnp.diagonal(h)).astype(real)
+    e = jnp.real(jnp.diagonal(low, -1)).astype(real)
+    eye = jnp.eye(n, dtype=bool)
+    out = jnp.where(eye, d.astype(a.dtype), jnp.where(jnp.tri(n, dtype=bool), low, a))
+    return out, d, e, taus
+
+
 def householder_product(a: Array, taus: Array) -> Array:
     """LAPACK's xORGQR/xUNGQR: the first n columns of H_1 ... H_k."""
     m, n = a.shape
@@ -161,12 +207,29 @@ def lu(a: Array) -> tuple[Array, Array, Array]:
     return factors, pivots, lax_linalg.lu_pivots_to_permutation(pivots, m)
 
 
+def _made_real(a: Array, v: Array, q: Array, phase: Array) -> tuple[Array, Array]:
+    """Column q of `a` and of `v` times conj(phase): the unitary change of basis that makes
+    the coupling of columns p and q real (complex types only)."""
+    return a.at[:, q].multiply(jnp.conj(phase)), v.at[:, q].multiply(jnp.conj(phase))
+
+
+def _phase(x: Array) -> Array:
+    """x / |x|, 1 where x is 0."""
+    magnitude = jnp.abs(x)
+    return jnp.where(magnitude != 0, x / jnp.where(magnitude != 0, magnitude, 1), 1)
+
+
 def _rotate(state: tuple[Array, Array], p: Array, q: Array) -> tuple[Array, Array]:
-    """One Jacobi rotation zeroing h[p, q] (Golub and Van Loan's sym.schur2)."""
+    """One Jacobi rotation zeroing h[p, q] (Golub and Van Loan's sym.schur2); for a Hermitian
+    h, after the change of basis that makes h[p, q] real."""
     h, v = state
-    hpq = h[p, q]
+    if jnp.iscomplexobj(h):
+        phase = _phase(h[p, q])
+        h, v = _made_real(h, v, q, phase)
+        h = h.at[q].multiply(phase)
+    hpq = jnp.real(h[p, q])
     nonzero = hpq != 0
-    tau = (h[q, q] - h[p, p]) / (2 * jnp.where(nonzero, hpq, 1))
+    tau = jnp.real(h[q, q] - h[p, p]) / (2 * jnp.where(nonzero, hpq, 1))
     t = jnp.where(tau >= 0, 1, -1) / (jnp.abs(tau) + jnp.sqrt(1 + tau * tau))
     c = jnp.where(nonzero, 1 / jnp.sqrt(1 + t * t), 1)
     s = jnp.where(nonzero, t * c, 0)
@@ -179,9 +242,10 @@ def _rotate(state: tuple[Array, Array], p: Array, q: Array) -> tuple[Array, Arra
 
 
 def jacobi_eigh(h: Array) -> tuple[Array, Array]:
-    """(eigenvectors, eigenvalues ascending) of a real symmetric matrix, by cyclic Jacobi."""
+    """(eigenvectors, eigenvalues ascending) of a real symmetric or complex Hermitian matrix,
+    by cyclic Jacobi."""
     work, vectors = _sweeps(_rotate, h)
-    return sort_pairs(jnp.diagonal(work), vectors)
+    return sort_pairs(jnp.real(jnp.diagonal(work)), vectors)
 
 
 Rotation = Callable[[tuple[Array, Array], Array, Array], tuple[Array, Array]]
@@ -192,6 +256,8 @@ def _sweeps(rotation: Rotation, a: Array) -> tuple[Array, Array]:
     a fixed count (convergence is quadratic, and a rotation of a zero is the identity), since
     IREE 3.13 miscompiled the loop that stopped on convergence."""
     n = a.shape[1]
+    if n < 2:  # no pair of columns to rotate
+        return a, jnp.eye(n, dtype=a.dtype)
     p, q = (jnp.asarray(i, np.int32) for i in np.triu_indices(n, 1))
 
     def sweep(_: Array, state: tuple[Array, Array]) -> tuple[Array, Array]:
@@ -200,17 +266,21 @@ def _sweeps(rotation: Rotation, a: Array) -> tuple[Array, Array]:
             lax.fori_loop(0, p.shape[0], lambda k, st: rotation(st, p[k], q[k]), state),
         )
 
-    count = JACOBI_SWEEPS[np.dtype(a.dtype).itemsize]
+    count = JACOBI_SWEEPS[np.dtype(np.finfo(a.dtype).dtype).itemsize]
     return cast(
         "tuple[Array, Array]", lax.fori_loop(0, count, sweep, (a, jnp.eye(n, dtype=a.dtype)))
     )
 
 
 def _orthogonalize(state: tuple[Array, Array], p: Array, q: Array) -> tuple[Array, Array]:
-    """One Hestenes rotation making columns p and q of u orthogonal, applied to v too."""
+    """One Hestenes rotation making columns p and q of u orthogonal, applied to v too; for
+    complex u, after the change of basis that makes their inner product real."""
     u, v = state
+    if jnp.iscomplexobj(u):
+        u, v = _made_real(u, v, q, _phase(jnp.sum(jnp.conj(u[:, p]) * u[:, q])))
     up, uq = u[:, p], u[:, q]
-    alpha, beta, gamma = jnp.sum(up * up), jnp.sum(uq * uq), jnp.sum(up * uq)
+    alpha, beta = jnp.sum(jnp.abs(up) ** 2), jnp.sum(jnp.abs(uq) ** 2)
+    gamma = jnp.real(jnp.sum(jnp.conj(up) * uq))
     nonzero = gamma != 0
     zeta = (beta - alpha) / (2 * jnp.where(nonzero, gamma, 1))
     t = jnp.where(zeta >= 0, 1, -1) / (jnp.abs(zeta) + jnp.sqrt(1 + zeta * zeta))
@@ -221,23 +291,27 @@ def _orthogonalize(state: tuple[Array, Array], p: Array, q: Array) -> tuple[Arra
     return u, v.at[:, p].set(c * vp - s * vq).at[:, q].set(s * vp + c * vq)
 
 
+def _adjoint(a: Array) -> Array:
+    return jnp.conj(a.T)
+
+
 def jacobi_svd(a: Array, full_matrices: bool) -> tuple[Array, Array, Array]:
-    """(u, s descending, vh) of a real matrix by one-sided (Hestenes) Jacobi; u completed to an
-    orthonormal basis (where a singular value is 0, too) by Householder QR."""
+    """(u, s descending, vh) of a real or complex matrix by one-sided (Hestenes) Jacobi; u
+    completed to a unitary basis (where a singular value is 0, too) by Householder QR."""
     m, n = a.shape
     if m < n:
-        u, s, vh = jacobi_svd(a.T, full_matrices)
-        return vh.T, s, u.T
+        u, s, vh = jacobi_svd(_adjoint(a), full_matrices)
+        return _adjoint(vh), s, _adjoint(u)
     work, v = _sweeps(_orthogonalize, a)
-    norms = jnp.sqrt(jnp.sum(work * work, axis=0))
+    norms = jnp.sqrt(jnp.sum(jnp.abs(work) ** 2, axis=0))
     both, descending = sort_pairs(-norms, jnp.concatenate([work, v], axis=0))
     s, work, v = -descending, both[:m], both[m:]
-    unit = work / jnp.where(s > 0, s, 1)
+    unit = work / jnp.where(s > 0, s, 1).astype(a.dtype)
     factors, taus = geqrf(jnp.concatenate([unit, jnp.eye(m, dtype=a.dtype)], axis=1))
     basis = householder_product(factors[:, :m], taus[:m])
-    signs = jnp.where(jnp.diagonal(factors)[:m] < 0, -1, 1).astype(a.dtype)
+    signs = jnp.where(jnp.real(jnp.diagonal(factors)[:m]) < 0, -1, 1).astype(a.dtype)
     u = basis * signs
-    return (u if full_matrices else u[:, :n]), s, v.T
+    return (u if full_matrices else u[:, :n]), s, _adjoint(v)
 
 
 def sort_pairs(values: Array, vectors: Array) -> tuple[Array, Array]:

@@ -17,7 +17,13 @@ import numpy as np
 from jax import lax
 from jax._src.lax import linalg as lax_linalg
 
-from shlo.jax.linalg_algorithms import Array, hermitian_from
+from shlo.jax.linalg_algorithms import (
+    Array,
+    batched,
+    hermitian_from,
+    hessenberg,
+    tridiagonal_lower,
+)
 from shlo.passes.jax_linalg_calls import NO_ALGORITHM, routine
 
 Contract = Callable[[list[Array], dict[str, int]], list[Array]]
@@ -61,8 +67,6 @@ def orgqr(operands: list[Array], config: dict[str, int]) -> list[Array]:
 
 def syevd(operands: list[Array], config: dict[str, int]) -> list[Array]:
     (a,) = operands
-    if jnp.iscomplexobj(a):
-        raise NotImplementedError("no portable Hermitian eigen-decomposition for complex input")
     full = hermitian_from(a, config.get("uplo", ord("L")) == ord("L"))
     vectors, values = lax.linalg.eigh(full, lower=True, symmetrize_input=False)
     finite = jnp.all(jnp.isfinite(values), axis=-1)
@@ -103,6 +107,23 @@ def gtsv(operands: list[Array], config: dict[str, int]) -> list[Array]:
     return [dl, d, du, x, jnp.where(finite, 0, 1)]
 
 
+def gehrd(operands: list[Array], config: dict[str, int]) -> list[Array]:
+    (a,) = operands
+    n = a.shape[-1]
+    if (config.get("low", 1), config.get("high", n)) != (1, n):
+        raise NotImplementedError("a Hessenberg reduction of part of the matrix (low, high)")
+    out, taus = batched(hessenberg, 2, a)
+    return [out, taus, jnp.zeros(a.shape[:-2], np.int32)]
+
+
+def sytrd(operands: list[Array], config: dict[str, int]) -> list[Array]:
+    (a,) = operands
+    if config.get("uplo", ord("L")) != ord("L"):
+        raise NotImplementedError("a tridiagonal reduction from the upper triangle")
+    out, d, e, taus = batched(tridiagonal_lower, 2, a)
+    return [out, d, e, taus, jnp.zeros(a.shape[:-2], np.int32)]
+
+
 CONTRACTS: dict[str, Contract] = {
     "getrf": getrf,
     "potrf": potrf,
@@ -115,6 +136,9 @@ CONTRACTS: dict[str, Contract] = {
     "gesvd": gesdd,
     "trsm": trsm,
     "gtsv": gtsv,
+    "gehrd": gehrd,
+    "sytrd": sytrd,
+    "hetrd": sytrd,
 }
 
 
