@@ -10,7 +10,8 @@ judged as upstream's CheckOps.cpp judges it:
 - `expect_almost_eq[_const]`: equal, both NaN, or both finite and |a - b| <= tolerance
   (default 1e-4; complex parts apart; floats and complex numbers only);
 - `expect_close`: ULP distance within [min_ulp_difference, max_ulp_difference]
-  (defaults 0 and 1), signs counted apart, NaN vs NaN 0, other non-finite mismatches infinite;
+  (defaults 0 and 1), signs counted apart (f8E8M0FNU has none), NaN vs NaN 0, other
+  non-finite mismatches infinite;
 - `expect_serialized_eq`: equal to the value a user probe wrote (`--probe-output-dir`), whose
   index line must name the same type.
 
@@ -22,9 +23,11 @@ does: expect_almost_eq with tolerance 1e-3, expect_close with ULPs 0..3, and `@c
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import ml_dtypes
 import numpy as np
 
 from shlo.interpreter.probes import Probed, ProbeRecord, load, probe
@@ -194,7 +197,7 @@ def _judge(check: Check, values: list[np.ndarray], user_records: list[ProbeRecor
     if check.kind in ("expect_eq", "expect_eq_const", "expect_serialized_eq"):
         wrong = _not_equal(actual, expected)
         what = "Element values don't match"
-    elif check.kind == "eq" and actual.dtype.kind in "iu":  # custom_call @check.eq
+    elif check.kind == "eq" and actual.dtype.kind in "biu":  # custom_call @check.eq: i1 too
         wrong = _not_equal(actual, expected)
         what = "Element values don't match"
     elif not _is_float(actual):  # upstream aborts on these in its float comparisons
@@ -246,8 +249,14 @@ def _index_line(record: ProbeRecord) -> str:
 
 
 def _number(options: dict[str, str], key: str, default: float) -> float:
-    """An attribute's number: `1.0e-04 : f64` -> 1e-4."""
-    return float(options[key].split(":")[0]) if key in options else default
+    """An f64 attribute's number: `1.0e-04 : f64` -> 1e-4; `0x7FF8000000000000 : f64` (as MLIR
+    spells NaN and infinities) -> nan."""
+    if key not in options:
+        return default
+    text = options[key].split(":")[0].strip()
+    if text.lower().startswith("0x"):
+        return float(np.array(int(text, 16), np.uint64).view(np.float64))
+    return float(text)
 
 
 def _integer(options: dict[str, str], key: str, default: int) -> int:
@@ -263,10 +272,16 @@ def _is_float(array: np.ndarray) -> bool:
 def _parts(array: np.ndarray) -> list[np.ndarray]:
     """Complex values as their real and imaginary parts, others as themselves (floats in f64)."""
     if np.iscomplexobj(array):
-        return [array.real.astype(np.float64), array.imag.astype(np.float64)]
+        return [_wide(array.real), _wide(array.imag)]
     if array.dtype.kind in "biu":
         return [array]
-    return [array.astype(np.float64)]
+    return [_wide(array)]
+
+
+def _wide(array: np.ndarray) -> np.ndarray:
+    """Floats in f64, exactly (numpy warns of NaN payloads it drops, which no rule reads)."""
+    with np.errstate(invalid="ignore"):
+        return array.astype(np.float64)
 
 
 def _not_equal(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -296,9 +311,12 @@ ULP_INFINITE = np.iinfo(np.uint64).max  # upstream's distance between non-finite
 
 
 def _bits(array: np.ndarray) -> tuple[np.ndarray, int]:
-    """Each float's bit pattern as uint64 and the sign bit's position."""
+    """Each float's bit pattern as uint64 and the sign bit's position (its width for a type
+    with no sign, such as f8E8M0FNU, whose values APFloat never counts negative)."""
     width = _NARROW_WIDTH.get(array.dtype.name, array.dtype.itemsize * 8)
-    return array.view(_UNSIGNED[array.dtype.itemsize]).astype(np.uint64), width - 1
+    finfo: Callable[[np.dtype], Any] = ml_dtypes.finfo  # untyped in ml_dtypes
+    signed = float(finfo(array.dtype).min) < 0
+    return array.view(_UNSIGNED[array.dtype.itemsize]).astype(np.uint64), width - signed
 
 
 def _ulp_floats(f: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -308,7 +326,7 @@ def _ulp_floats(f: np.ndarray, g: np.ndarray) -> np.ndarray:
     a, b = f_bits & magnitude, g_bits & magnitude
     same_sign = (f_bits >> np.uint64(sign)) == (g_bits >> np.uint64(sign))
     distance = np.where(same_sign, np.maximum(a, b) - np.minimum(a, b), a + b)
-    wide_f, wide_g = f.astype(np.float64), g.astype(np.float64)
+    wide_f, wide_g = _wide(f), _wide(g)
     finite = np.isfinite(wide_f) & np.isfinite(wide_g)
     both_nan = np.isnan(wide_f) & np.isnan(wide_g)
     distance = np.where(finite, distance, ULP_INFINITE)

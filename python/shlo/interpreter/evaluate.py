@@ -4,8 +4,11 @@ The interpreter binding aborts the whole process on an op it does not support, s
 runs in a child process and an abort is reported with its reason.  Before it runs, a copy of the
 module is prepared: the entry function is chosen as upstream chooses it (the only function, else
 `@main`) and named `@main`; check ops anywhere in the module become probes (see `checks`); and
-complex results, which the binding cannot hand back, are returned as their real and imaginary
-parts and put back together as text.
+complex values, which the binding can neither take nor hand back, cross it as their real and
+imaginary parts: a complex parameter becomes two that `stablehlo.complex` joins, a complex
+result is returned as `stablehlo.real` and `stablehlo.imag` and put back together as text.
+For numpy, results of the types the binding cannot read out (bf16, small floats, sub-byte
+integers) are converted in the program to a type that holds them exactly.
 """
 
 from __future__ import annotations
@@ -35,12 +38,20 @@ from shlo.interpreter.checks import (
 )
 from shlo.interpreter.collectives import ParallelError
 from shlo.interpreter.parallel import lower_run_parallel
-from shlo.interpreter.probes import INDEX, ProbeRecord, complex_parts, read_index
+from shlo.interpreter.probes import (
+    INDEX,
+    NUMPY_TYPES,
+    SMALL_FLOATS,
+    ProbeRecord,
+    complex_parts,
+    join_complex,
+    read_index,
+    widened,
+)
 from shlo.interpreter.rendezvous import TRAP
-from shlo.interpreter.tensor_text import complex_attribute
+from shlo.interpreter.tensor_text import complex_attribute, complex_parts_text
 from shlo.interpreter.unsupported import unsupported_reason
-from shlo.ir.edit import functions, ops_in, returned_values, set_results
-from shlo.ir.element_types import DTYPES
+from shlo.ir.edit import create, erase_arguments, functions, ops_in, returned_values, set_results
 from shlo.ir.module import constant_value
 from shlo.ir.output import atomic_path, write_file
 from shlo.ir.resources import inline_resources
@@ -58,23 +69,79 @@ _UNSUPPORTED = re.compile(
 @dataclass
 class Prepared:
     """A program ready for the child interpreter: its bytecode, the checks taken out of it, and
-    which results come back split into (real, imaginary) pairs."""
+    which arguments go in and which results come back split into (real, imaginary) pairs."""
 
     entry: str
     bytecode: bytes
     checks: list[Check] = field(default_factory=list)
     complex_results: list[bool] = field(default_factory=list)
+    complex_arguments: list[bool] = field(default_factory=list)
+
+    def argument_texts(self, arguments: list[str]) -> list[str]:
+        """The attribute texts the binding takes for `arguments` (as MLIR printed them, already
+        checked against the signature)."""
+        texts: list[str] = []
+        for text, is_complex in zip(arguments, self.complex_arguments, strict=True):
+            texts += complex_parts_text(text) if is_complex else [text]
+        return texts
 
 
 @dataclass
 class Outcome:
-    """What one run gave: @main's results as attribute text, or why it could not run, and the
-    checks that did not hold."""
+    """What one run gave: @main's results as attribute text (`parts`: as the program returned
+    them, complex ones split), or why it could not run, and the checks that did not hold."""
 
     results: list[str] = field(default_factory=list)
     error: str | None = None
     failures: list[CheckFailure] = field(default_factory=list)
     error_at: tuple[int, int] | None = None  # the (line, column) the error names, if any
+    parts: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One `--args` value: its type and its text as MLIR prints it (complex ones included,
+    which the bindings cannot hold as attributes)."""
+
+    type: Any
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def signature_error(module: Any, entry: str, arguments: list[Argument]) -> str | None:
+    """Api.cpp's validateEntrySignature: the arguments must match the entry function's
+    parameters in number and type; its message when they do not."""
+    signature = ir.TypeAttr(functions(module)[entry].attributes["function_type"]).value
+    inputs = list(signature.inputs)
+    if len(arguments) != len(inputs):
+        return (
+            f"incorrect number of arguments specified, provided {len(arguments)} inputs but "
+            f"function expected {len(inputs)}"
+        )
+    for index, (argument, expected) in enumerate(zip(arguments, inputs, strict=True)):
+        if str(argument.type) != str(expected):
+            return (
+                f"invalid input argument type at index {index}, input type was {argument.type} "
+                f"but entry function expected {expected}"
+            )
+    return None
+
+
+def parse_argument(text: str, context: Any) -> Argument | None:
+    """`text` as an argument; None when it is no dense elements attribute.  Raises
+    `ir.MLIRError` when it does not parse."""
+    try:
+        attribute = ir.Attribute.parse(text, context)
+    except TypeError:  # parsed, but the bindings have no class for it: complex elements
+        with context, ir.Location.unknown():
+            constant = ir.Operation.parse(f"stablehlo.constant {text}")
+        printed = str(constant).partition("stablehlo.constant ")[2].strip()
+        return Argument(constant.results[0].type, printed)
+    if not isinstance(attribute, ir.DenseElementsAttr):
+        return None
+    return Argument(attribute.type, str(attribute))
 
 
 def entry_function(module: Any, requested: str = "main") -> str:
@@ -94,9 +161,10 @@ def bytecode(module: Any) -> bytes:
     return buffer.getvalue()
 
 
-def prepare(module: Any, requested: str = "main") -> Prepared:
+def prepare(module: Any, requested: str = "main", readable: bool = False) -> Prepared:
     """A copy of `module` (an `ir.Module`) whose entry function is `@main`, its checks turned
-    into probes, its complex results split."""
+    into probes, its complex arguments and results split; with `readable`, its results of types
+    numpy cannot read from the binding converted to ones that hold them exactly."""
     entry = entry_function(module, requested)
     copy = ir.Module.parse(bytecode(module), module.context)
     named = functions(copy)
@@ -111,30 +179,78 @@ def prepare(module: Any, requested: str = "main") -> Prepared:
         if entry != "main" and "main" in named:
             named["main"].attributes["sym_name"] = ir.StringAttr.get("__shlo_main")
         named[entry].attributes["sym_name"] = ir.StringAttr.get("main")
-        split = _split_complex_results(named[entry])
-    return Prepared(entry, bytecode(copy), checks, split)
+        split_results = _split_results(named[entry], readable)
+        split_arguments = _split_complex_arguments(named[entry])
+    return Prepared(entry, bytecode(copy), checks, split_results, split_arguments)
 
 
-def _split_complex_results(function: Any) -> list[bool]:
-    """Return each complex result as its real and imaginary parts; which results were split."""
+def _is_complex(value_type: Any) -> bool:
+    return isinstance(value_type, ir.RankedTensorType) and isinstance(
+        ir.RankedTensorType(value_type).element_type, ir.ComplexType
+    )
+
+
+def _split_results(function: Any, readable: bool) -> list[bool]:
+    """Return each complex result as its real and imaginary parts (with `readable`, each result
+    also in a type numpy reads); which results were split."""
     values = returned_values(function)
-    split = [
-        isinstance(v.type, ir.RankedTensorType)
-        and isinstance(ir.RankedTensorType(v.type).element_type, ir.ComplexType)
-        for v in values
-    ]
-    if not any(split):
+    split = [_is_complex(v.type) for v in values]
+    if not any(split) and not readable:
         return split
     block = function.regions[0].blocks[0]
     terminator = block.operations[len(block.operations) - 1]
-    parts = []
+    parts: list[Any] = []
     with ir.InsertionPoint(terminator), terminator.location:
         for value, is_complex in zip(values, split, strict=True):
-            if not is_complex:
+            if is_complex:
+                parts += complex_parts(value)
+            elif readable and isinstance(value.type, ir.RankedTensorType):
+                parts.append(_readable(value))
+            else:
                 parts.append(value)
-                continue
-            parts += complex_parts(value)
+    if "res_attrs" in function.attributes:  # one per result; the interpreter reads none
+        del function.attributes["res_attrs"]
     set_results(function, parts)
+    return split
+
+
+def _readable(value: Any) -> Any:
+    """`value` in a type whose attribute numpy reads from the binding, at the insertion point:
+    bf16 and 8-bit floats as their bits (NaN payloads kept), narrower floats (which have no NaN)
+    as f32, sub-byte integers as 8 bits."""
+    tensor = ir.RankedTensorType(value.type)
+    element = tensor.element_type
+    if str(element) in (*SMALL_FLOATS, "bf16") and ir.FloatType(element).width in (8, 16):
+        bits = ir.IntegerType.get_unsigned(ir.FloatType(element).width)
+        bits_type = ir.RankedTensorType.get(list(tensor.shape), bits)
+        return create("stablehlo.bitcast_convert", bits_type, [value])
+    return widened(value, SMALL_FLOATS)
+
+
+def _split_complex_arguments(function: Any) -> list[bool]:
+    """Take each complex parameter as its real and imaginary parts, joined with
+    `stablehlo.complex` where the function begins; which parameters were split."""
+    block = function.regions[0].blocks[0]
+    old = list(block.arguments)
+    split = [_is_complex(a.type) for a in old]
+    if not any(split):
+        return split
+    with ir.InsertionPoint.at_block_begin(block), function.location:
+        for argument, is_complex in zip(old, split, strict=True):
+            if not is_complex:
+                argument.replace_all_uses_with(block.add_argument(argument.type, argument.location))
+                continue
+            tensor = ir.RankedTensorType(argument.type)
+            part = ir.RankedTensorType.get(
+                list(tensor.shape), ir.ComplexType(tensor.element_type).element_type
+            )
+            real, imaginary = (block.add_argument(part, argument.location) for _ in range(2))
+            argument.replace_all_uses_with(
+                create("stablehlo.complex", argument.type, [real, imaginary])
+            )
+    if "arg_attrs" in function.attributes:  # one per parameter; the interpreter reads none
+        del function.attributes["arg_attrs"]
+    erase_arguments(function, range(len(old)))
     return split
 
 
@@ -182,7 +298,7 @@ def _run_child(
     request = json.dumps(
         {
             "modules": [p.bytecode.hex() for p in programs],
-            "arguments": arguments,
+            "arguments": [p.argument_texts(arguments) for p in programs],
             "results": str(results),
             "probe_dirs": [str(d) for d in probe_dirs],
             "parent": os.getpid(),
@@ -244,7 +360,7 @@ def _judge(
     if probe_dir:
         user = _publish_probes(user, Path(probe_dir))
     failures = evaluate_checks(program.checks, ours, user)
-    return Outcome(_join_complex(texts, program.complex_results), failures=failures)
+    return Outcome(_join_complex(texts, program.complex_results), failures=failures, parts=texts)
 
 
 def _publish_probes(records: list[ProbeRecord], directory: Path) -> list[ProbeRecord]:
@@ -287,21 +403,31 @@ def _tensor_constants_as_stablehlo(module: Any) -> None:
         op.erase()
 
 
-def _argument_text(array: np.ndarray) -> str:
-    """An argument as MLIR attribute text."""
-    if np.iscomplexobj(array):
-        raise InterpreterError(
-            "complex arguments cannot be handed to the interpreter binding; "
-            "pass their real and imaginary parts and build them with stablehlo.complex"
-        )
-    return str(ir.DenseElementsAttr.get(array))
+def numpy_argument(array: np.ndarray, context: Any) -> Argument:
+    """A numpy argument, bit for bit: its raw data under the element type its dtype stands for
+    (ml_dtypes for bf16, small floats and sub-byte integers)."""
+    array = np.asarray(array, order="C")
+    element = next((n for n, dtype in NUMPY_TYPES.items() if np.dtype(dtype) == array.dtype), None)
+    if element is None:
+        raise InterpreterError(f"no StableHLO element type holds numpy's {array.dtype}")
+    if np.iscomplexobj(array):  # the bindings make no complex attribute; MLIR parses raw hex
+        shape = "".join(f"{d}x" for d in array.shape)
+        hexed = f'dense<"0x{array.tobytes().hex().upper()}"> : tensor<{shape}{element}>'
+        argument = parse_argument(hexed, context)
+        assert argument is not None  # a dense elements attribute by construction
+        return argument
+    with context, ir.Location.unknown():
+        raw = array.view(f"u{array.itemsize}")
+        element_type = ir.Type.parse(element)
+        attribute = ir.DenseElementsAttr.get(raw, type=element_type, shape=list(array.shape))
+        return Argument(attribute.type, str(attribute))
 
 
 def attribute_array(attribute_text: str, context: Any) -> np.ndarray:
     """An elements attribute as numpy, in the element type it has (f32 stays f32)."""
     attribute = ir.DenseElementsAttr(ir.Attribute.parse(attribute_text, context))
     shaped = ir.ShapedType(attribute.type)
-    dtype = DTYPES.get(str(shaped.element_type))
+    dtype = NUMPY_TYPES.get(str(shaped.element_type))
     if attribute.is_splat:
         array = np.full(shaped.shape, np.array(attribute.get_splat_value().value))
     else:
@@ -314,13 +440,28 @@ def interpret_module(
 ) -> list[np.ndarray]:
     """Run `function` of an `IRModule` on numpy inputs in the reference interpreter.
 
-    Returns numpy arrays; raises InterpreterError when the interpreter cannot run it.
+    Takes and returns numpy arrays of every element type the interpreter has (ml_dtypes for
+    bf16, small floats and sub-byte integers); raises InterpreterError when it cannot run.
     """
     context = make_context(ContextPolicy(allow_unregistered_dialects=True))
     copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
-    with context:
-        arguments = [_argument_text(np.ascontiguousarray(a)) for a in inputs]
-    (outcome,) = run_programs([prepare(copy, function)], arguments)
+    arguments = [numpy_argument(a, context) for a in inputs]
+    program = prepare(copy, function, readable=True)
+    if mismatch := signature_error(copy, program.entry, arguments):
+        raise InterpreterError(f"@{function}: {mismatch}")
+    (outcome,) = run_programs([program], [a.text for a in arguments])
     if outcome.error is not None:
         raise InterpreterError(f"@{function}: {outcome.error}")
-    return [attribute_array(text, context) for text in outcome.results]
+    signature = ir.TypeAttr(functions(copy)[program.entry].attributes["function_type"]).value
+    parts = iter(outcome.parts)
+    results = []
+    for result_type in signature.results:
+        read = attribute_array(next(parts), context)
+        dtype = np.dtype(NUMPY_TYPES.get(str(ir.ShapedType(result_type).element_type), read.dtype))
+        if dtype.kind == "c":
+            results.append(join_complex(read, attribute_array(next(parts), context)))
+        elif read.dtype.kind == "u" and dtype.kind not in "biu":  # `_readable`'s float bits
+            results.append(read.view(dtype))
+        else:
+            results.append(read.astype(dtype))
+    return results

@@ -13,6 +13,7 @@ line names.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,14 @@ SMALL_FLOATS = {
     "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
     "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
 }
+NARROW_INTEGERS = {
+    "i2": ml_dtypes.int2,
+    "i4": ml_dtypes.int4,
+    "ui2": ml_dtypes.uint2,
+    "ui4": ml_dtypes.uint4,
+}
+# Every element type upstream's interpreter takes and gives (reference/Types.cpp), as numpy.
+NUMPY_TYPES: dict[str, Any] = {**_WRITTEN, **SMALL_FLOATS, **NARROW_INTEGERS}
 
 
 @dataclass(frozen=True)
@@ -82,35 +91,47 @@ class Probed:
         """The value as seen at its `execution`-th run, in numpy's nearest type (ml_dtypes for
         small floats, complex128/64 for complex)."""
         parts = [load(records[i][execution]) for i in self.ids]
-        if len(parts) == 2:  # set apart: `re + 1j * im` makes (0, inf) into (nan, inf)
-            dtype = np.complex64 if parts[0].dtype == np.float32 else np.complex128
-            joined = np.empty(parts[0].shape, dtype)
-            joined.real, joined.imag = parts
-            return joined
+        if len(parts) == 2:
+            return join_complex(*parts)
         if self.element in SMALL_FLOATS:
             return parts[0].astype(SMALL_FLOATS[self.element])
         return parts[0]
 
 
+def join_complex(real: np.ndarray, imaginary: np.ndarray) -> np.ndarray:
+    """Complex numbers from their parts, set apart (`re + 1j * im` makes (0, inf) (nan, inf))."""
+    joined = np.empty(real.shape, np.complex64 if real.dtype == np.float32 else np.complex128)
+    joined.real, joined.imag = real, imaginary
+    return joined
+
+
 def probe(value: Any, probe_id: str) -> Probed:
     """Probe `value` at the current insertion point under `probe_id`, first brought to a type
     the interpreter writes."""
-    tensor = ir.RankedTensorType(value.type)
-    element, shape = tensor.element_type, list(tensor.shape)
+    element = ir.RankedTensorType(value.type).element_type
     name = str(element)
     if isinstance(element, ir.ComplexType):
         ids = (f"{probe_id}.re", f"{probe_id}.im")
         for part_value, part_id in zip(complex_parts(value), ids, strict=True):
             _probe_op(part_value, part_id)
         return Probed(name, ids)
-    if name in SMALL_FLOATS:  # every such value is exact in f32, sign and NaN included
-        value = create(
+    _probe_op(widened(value, SMALL_FLOATS), probe_id)
+    return Probed(name, (probe_id,))
+
+
+def widened(value: Any, floats: Iterable[str]) -> Any:
+    """`value` converted, at the insertion point, to a type that holds it exactly and that numpy
+    reads: the float types named in `floats` to f32 (sign and NaN included), integers narrower
+    than 8 bits to 8 bits; else `value` itself."""
+    tensor = ir.RankedTensorType(value.type)
+    element, shape = tensor.element_type, list(tensor.shape)
+    if str(element) in floats:
+        return create(
             "stablehlo.convert", ir.RankedTensorType.get(shape, ir.F32Type.get()), [value]
         )
-    elif isinstance(element, ir.IntegerType) and 1 < ir.IntegerType(element).width < 8:
-        value = _widen(value, shape, unsigned=ir.IntegerType(element).is_unsigned)
-    _probe_op(value, probe_id)
-    return Probed(name, (probe_id,))
+    if isinstance(element, ir.IntegerType) and 1 < ir.IntegerType(element).width < 8:
+        return _widen(value, shape, unsigned=ir.IntegerType(element).is_unsigned)
+    return value
 
 
 def complex_parts(value: Any) -> tuple[Any, Any]:

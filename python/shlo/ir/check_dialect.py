@@ -128,7 +128,12 @@ def _trailing(types: str) -> tuple[str, str, str]:
     return types, attributes, location
 
 
-_UNSIGNED = {"max_ulp_difference": "ui64", "min_ulp_difference": "ui64", "iteration": "ui32"}
+_DECLARED = {  # CheckOps.td's attribute types (a hex tolerance is f64 bits, not an integer)
+    "max_ulp_difference": "ui64",
+    "min_ulp_difference": "ui64",
+    "iteration": "ui32",
+    "tolerance": "f64",
+}
 _SPELLED = {"iter": "iteration"}  # expect_serialized_eq's custom syntax names it `iter`
 
 
@@ -137,8 +142,8 @@ def _typed(attribute: str) -> str:
     it sets (`iteration = 1 : ui32`); others as written."""
     key, _, value = (part.strip() for part in attribute.partition("="))
     key = _SPELLED.get(key, key)
-    if key in _UNSIGNED and ":" not in value:
-        return f"{key} = {value} : {_UNSIGNED[key]}"
+    if key in _DECLARED and ":" not in value:
+        return f"{key} = {value} : {_DECLARED[key]}"
     return f"{key} = {value}"
 
 

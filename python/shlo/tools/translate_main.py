@@ -97,6 +97,7 @@ def parse_args_list(text: str, context: Any) -> list[Any]:
     """`--args=[dense<...> : tensor<...>, ...]` as attributes, with upstream's rules and words
     (StablehloTranslateMain.cpp): empty is no arguments; else one array attribute whose elements
     are each a dense elements attribute."""
+    from shlo.interpreter.evaluate import parse_argument
     from shlo.ir.stablehlo import ir
 
     if not text:
@@ -104,18 +105,13 @@ def parse_args_list(text: str, context: Any) -> list[Any]:
     body = text.strip()
     items = split_top_level(body[1:-1]) if body.startswith("[") and body.endswith("]") else None
     attributes = []
-    for index, item in enumerate(items or []):
+    for item in items or []:
         try:
-            attribute = ir.Attribute.parse(item, context)
+            attribute = parse_argument(item, context)
         except ir.MLIRError:
             items = None
             break
-        except TypeError:  # the bindings hand over no complex elements attributes
-            raise UsageError(
-                f"--args: argument {index}: complex arguments cannot be handed to the interpreter "
-                "binding; pass their real and imaginary parts and build them with stablehlo.complex"
-            ) from None
-        if not isinstance(attribute, ir.DenseElementsAttr):
+        if attribute is None:
             raise UsageError(f"expected dense elements attribute for args elements, {_ARGS_USAGE}")
         attributes.append(attribute)
     if items is None:
@@ -144,34 +140,12 @@ def _refine_error(module: Any, function: Any, arguments: list[Any]) -> bool:
     return False
 
 
-def _signature_error(module: Any, entry: str, arguments: list[Any]) -> str | None:
-    """Api.cpp's validateEntrySignature: the --args must match the entry function's parameters
-    in number and type; its message when they do not."""
-    from shlo.ir.edit import functions
-    from shlo.ir.stablehlo import ir
-
-    signature = ir.TypeAttr(functions(module)[entry].attributes["function_type"]).value
-    inputs = list(signature.inputs)
-    if len(arguments) != len(inputs):
-        return (
-            f"incorrect number of arguments specified, provided {len(arguments)} inputs but "
-            f"function expected {len(inputs)}"
-        )
-    for index, (argument, expected) in enumerate(zip(arguments, inputs, strict=True)):
-        if str(argument.type) != str(expected):
-            return (
-                f"invalid input argument type at index {index}, input type was {argument.type} "
-                f"but entry function expected {expected}"
-            )
-    return None
-
-
 def interpret(
     module: Any, arguments: list[Any], name: str, probe_dir: str = "", timeout: float = 0
 ) -> tuple[list[str], list[Diagnostic]]:
     """Run the entry function (the only one, else @main, as upstream does) with its checks;
     returns the results' text and the failures as diagnostics."""
-    from shlo.interpreter.evaluate import prepare, run_programs
+    from shlo.interpreter.evaluate import prepare, run_programs, signature_error
     from shlo.interpreter.unsupported import unsupported_ops
     from shlo.ir.diagnostics import line_column
     from shlo.ir.edit import functions
@@ -195,7 +169,7 @@ def interpret(
             raise UsageError(str(error)) from None
         line, column = line_column(error.location)
         return [], [Diagnostic("error", str(error), name, line, column)]
-    mismatch = _signature_error(module, program.entry, arguments)
+    mismatch = signature_error(module, program.entry, arguments)
     if mismatch is not None:  # at the entry function, as upstream emits it
         line, column = line_column(functions(module)[program.entry].location)
         return [], [Diagnostic("error", mismatch, name, line, column)]
