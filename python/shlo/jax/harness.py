@@ -25,15 +25,11 @@ from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
 from shlo.errors import ShloError
 from shlo.interpreter.evaluate import interpret_module
-from shlo.interpreter.probes import complex_parts
 from shlo.ir.edit import (
-    create,
-    erase_arguments,
     functions,
     ops_in,
     return_also,
     returned_values,
-    set_results,
 )
 from shlo.ir.element_types import as_saved
 from shlo.ir.load import load
@@ -150,50 +146,10 @@ def _drop_interface_attributes(main: Any) -> None:
             del main.attributes[attribute]
 
 
-def _real_interface(
-    module: IRModule, inputs: list[np.ndarray]
-) -> tuple[IRModule, list[np.ndarray], list[bool]]:
-    """@main taking each complex input as its real and imaginary parts, which it joins with
-    `stablehlo.complex`, and returning each complex result as its parts (the interpreter's
-    binding takes and gives real arrays only), without JAX's interface annotations; which
-    results were split."""
-    copy = module.copy()
-    complex_at = [i for i, a in enumerate(inputs) if np.iscomplexobj(a)]
-    with copy.context, ir.Location.unknown() as location:
-        main = functions(copy.operation)["main"]
-        _drop_interface_attributes(main)
-        entry = main.regions[0].blocks[0]
-        with ir.InsertionPoint.at_block_begin(entry):
-            for index in complex_at:
-                whole = entry.arguments[index]
-                kind = ir.RankedTensorType(whole.type)
-                part = ir.RankedTensorType.get(
-                    list(kind.shape), ir.ComplexType(kind.element_type).element_type
-                )
-                halves = [entry.add_argument(part, location) for _ in range(2)]
-                whole.replace_all_uses_with(create("stablehlo.complex", whole.type, halves))
-        erase_arguments(main, complex_at)
-        returned = returned_values(main)
-        block = main.regions[0].blocks[0]
-        terminator = block.operations[len(block.operations) - 1]
-        with ir.InsertionPoint(terminator):
-            parts = [list(complex_parts(v)) if _is_complex(v) else [v] for v in returned]
-        set_results(main, [part for value in parts for part in value])
-    real = [a for i, a in enumerate(inputs) if i not in complex_at]
-    real += [part for i in complex_at for part in (inputs[i].real, inputs[i].imag)]
-    return copy, real, [len(value) == 2 for value in parts]
-
-
-def _is_complex(value: Any) -> bool:
-    return isinstance(ir.RankedTensorType(value.type).element_type, ir.ComplexType)
-
-
 def run(module: IRModule, inputs: list[np.ndarray], target: str) -> list[np.ndarray]:
     """`module`'s @main on `inputs`: in the interpreter, or compiled for `target` and run."""
     if target == "interpreter":
-        real_module, real_inputs, split = _real_interface(module, inputs)
-        parts = iter(np.asarray(r) for r in interpret_module(real_module, real_inputs))
-        return [next(parts) + 1j * next(parts) if joined else next(parts) for joined in split]
+        return [np.asarray(r) for r in interpret_module(module, inputs)]
     chosen = Target.get(target)
     loaded = LoadedModule(compile_module(module, chosen).vmfb, chosen.default_device)
     return loaded("main", *inputs)
