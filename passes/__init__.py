@@ -37,6 +37,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-pad-attention-keys": "pad_attention_keys",
     "shlo-patchify-convolutions": "patchify_convolutions",
     "shlo-power-edge-cases": "power_edge_cases",
+    "shlo-round-low-precision": "round_low_precision",
     "shlo-scalars-to-stablehlo": "scalars_to_stablehlo",
     "shlo-shield-returned-arguments": "shield_returned_arguments",
     "shlo-stable-sort": "stable_sort",
