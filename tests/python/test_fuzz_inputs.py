@@ -3,9 +3,13 @@ Python call that reads it.
 
 Each mutant (bytes flipped, cut short, a run of bytes repeated or dropped) of a valid .mlir,
 .mlirbc, portable artifact (VHLO), .vmfb, .irpa (the weights, and the packed copies beside
-them), .npy, bundle metadata file and cache entry (a compile, and the list of passes) goes
-through each of its commands (as `python -m` runs them, forked from a process that has imported
-what they import) and each of its Python calls (in a long-lived Python process, `API`).
+them), .npy, bundle metadata file and cache entry (a compile, and the list of passes), and each
+hostile input (`hostile`: a field of a format its reader reads, set to an extreme: an `.npy`
+header's shape, dtype and order; an archive's offsets, lengths and counts; each key of bundle
+metadata; MLIR's dimensions, element types, literals and nesting; each form of an `--input`
+value, and files that are no regular file) goes through each of its commands (as `python -m`
+runs them, forked from a process that has imported what they import) and each of its Python
+calls (in a long-lived Python process, `API`).
 Whatever the damage:
 
   - the command ends with exit 0 or 1 (never a signal, never a hang), says why in one line
@@ -16,17 +20,20 @@ Whatever the damage:
   - nothing is left in the mutant's folder but its input and output (a leftover), and nothing
     outside it changes (an escape: the valid inputs every mutant is made from are checked).
 
-A failure names the kind and seed: `mutant(data, kind, seed)` rebuilds that input.
-`SHLO_FUZZ_COUNT` sets how many mutants per kind (fewer for the kinds whose every mutant
-compiles, `_COSTLY`); the slow test runs `SHLO_FUZZ_SLOW_COUNT` (1,000) more of each kind, from
-seed `SHLO_FUZZ_COUNT` on, `SHLO_FUZZ_WORKERS` (2) at a time.  Each kind prints its tally by
+A failure names the kind and seed: `mutant(data, kind, seed)` (or `hostile`) rebuilds that
+input.  `SHLO_FUZZ_COUNT` sets how many mutants per kind (fewer for the kinds whose every mutant
+compiles, `_COSTLY`), `SHLO_FUZZ_HOSTILE_COUNT` how many hostile inputs; the slow tests run
+`SHLO_FUZZ_SLOW_COUNT` (1,000) more of each kind, from the seed after those on (every hostile
+variant, at most), `SHLO_FUZZ_WORKERS` (2) at a time.  Each kind prints its tally by
 command and call (`pytest -s`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
+import io
 import json
 import os
 import random
@@ -34,12 +41,17 @@ import re
 import select
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import threading
+import typing
 from collections import Counter
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -49,6 +61,7 @@ from shlo.ir.versions import unsealed
 FIXTURE_BUNDLE = Path(__file__).resolve().parent / "fixtures" / "torch_xla_bundle"
 COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "2"))
 SLOW_COUNT = int(os.environ.get("SHLO_FUZZ_SLOW_COUNT", "1000"))
+HOSTILE_COUNT = int(os.environ.get("SHLO_FUZZ_HOSTILE_COUNT", "2"))
 WORKERS = int(os.environ.get("SHLO_FUZZ_WORKERS", "2"))
 TIMEOUT = 180  # seconds: beyond any one read here (the bytecode guard gives up at 60 s)
 SENTINEL = b"the output before the run\n"
@@ -95,6 +108,10 @@ def values(path):
     from shlo.runtime.value_syntax import parse_values
     return parse_values([f"@{path}"])
 
+def value(path):
+    from shlo.runtime.value_syntax import parse_values
+    return parse_values([Path(path).read_bytes().decode("utf8", "surrogateescape")])
+
 def array(path):
     from shlo.torch.bundle import VariableSignature, load_array
     return load_array(Path(path), VariableSignature([4], "float32"))
@@ -119,6 +136,7 @@ calls = {
     "irpa": {"LoadedModule(parameters=)": weights("wv.vmfb")},
     "packed": {"LoadedModule(parameters=)": weights("w.vmfb")},
     "npy": {"parse_values": values, "load_array": array},
+    "value": {"parse_values": value},
     "meta": {"Bundle": bundle},
     "cache": {"compile_module(use_cache=True)": cached},
 }
@@ -185,6 +203,260 @@ def mutant(data: bytes, kind: str, seed: int) -> bytes:
     return bytes(data)
 
 
+# Hostile variants by construction: each kind's format, field by field (the fields its reader
+# reads), with the values that reader must refuse in one line (or take).  Variant `seed` of a
+# kind is the `seed`-th of its full list, shuffled once in a fixed order, so that as many seeds
+# as the list is long try every variant.
+_EXTREME_INTS = [0, 1, -1, 2**31, 2**32 - 1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 10**400]
+
+
+def _npy_header(fields: dict[str, str], version: tuple[int, int] = (1, 0)) -> bytes:
+    """An `.npy` header holding `fields` as written (Python literals, not checked), padded as
+    numpy pads it."""
+    text = "{" + "".join(f"'{key}': {value}, " for key, value in fields.items()) + "}"
+    body = text.encode("latin1" if version < (3, 0) else "utf8", "surrogateescape")
+    length = "<H" if version == (1, 0) else "<I"
+    prefix = 6 + 2 + struct.calcsize(length)
+    padded = body + b" " * (-(prefix + len(body) + 1) % 64) + b"\n"
+    return b"\x93NUMPY" + bytes(version) + struct.pack(length, len(padded)) + padded
+
+
+def _hostile_npy(data: bytes) -> list[bytes]:
+    """Every key numpy's header reader reads (`EXPECTED_KEYS`) given each odd value, every
+    dtype numpy knows by its type code in both byte orders, and headers that lie about their
+    own length or version."""
+    stream = io.BytesIO(data)
+    version = np.lib.format.read_magic(stream)
+    assert version == (1, 0)  # as np.save writes a small array
+    shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+    payload = data[stream.tell() :]
+    valid = {"descr": repr(np.lib.format.dtype_to_descr(dtype)), "fortran_order": repr(fortran),
+             "shape": repr(shape)}  # fmt: skip
+    assert set(valid) == np.lib.format.EXPECTED_KEYS
+    dims = [str(n) for n in _EXTREME_INTS] + ["4.0", "'4'", "None", "True", "-0"]
+    odd = {
+        "shape": [f"({d},)" for d in dims] + [f"(4, {d})" for d in dims]
+        + ["()", "[4]", "None", "4", f"({2**31}, {2**31}, {2**31})", "(" + "1, " * 65 + ")",
+           "(" * 200 + ")" * 200],
+        "descr": [repr(np.dtype(code).newbyteorder(order).str) for code in np.typecodes["All"]
+                  for order in "<>"]
+        + [repr(d) for d in ["|V2", "<c32", "O", "|O", "<U0", "|S0", "<M8[ns]", "<m8[D]", "<f99",
+                             "", "x", "<f4" * 1000]]
+        + ["[('a', '<f4')]", "[('a', 'O')]", f"[('a', '<f4', ({2**63},))]",
+           f"[('a', '<f8', ({2**31}, {2**31}))]", "None", "4"],
+        "fortran_order": ["True", "1", "0", "'yes'", "None", "2"],
+    }  # fmt: skip
+    variants = [_npy_header({**valid, key: value}) + payload
+                for key, values in odd.items() for value in values]  # fmt: skip
+    for key in valid:
+        variants.append(_npy_header({k: v for k, v in valid.items() if k != key}) + payload)
+    variants.append(_npy_header({**valid, "extra": "1"}) + payload)
+    variants += [_npy_header(valid, version) + payload for version in [(2, 0), (3, 0), (9, 9)]]
+    header = _npy_header(valid)
+    for length in [0, 1, 0xFFFF]:
+        variants.append(header[:8] + struct.pack("<H", length) + header[10:] + payload)
+    variants.append(header[:-1] + b"\xff\xfe\n" + payload)
+    variants.append(header.replace(b"{", b"[", 1) + payload)
+    return variants
+
+
+def _paths(value: Any, at: tuple = ()) -> Iterator[tuple]:
+    """Every key path in a JSON document (a list by its first element)."""
+    yield at
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*at, key))
+    elif isinstance(value, list) and value:
+        yield from _paths(value[0], (*at, 0))
+
+
+def _read_fields(cls: type, at: tuple = ()) -> Iterator[tuple]:
+    """The key paths a bundle's metadata reader reads, from its dataclasses' fields (a list of
+    dataclasses by its first element)."""
+    for name, hint in typing.get_type_hints(cls).items():
+        yield (*at, name)
+        inner = typing.get_args(hint)
+        if inner and dataclasses.is_dataclass(inner[0]):
+            yield from _read_fields(cast(type, inner[0]), (*at, name, 0))
+
+
+def _with(document: Any, path: tuple, value: str | None) -> str:
+    """`document` as JSON with the value at `path` (made when missing) written as `value`
+    verbatim (`None`: the key removed)."""
+    marker = "\0hostile\0"
+    copy = json.loads(json.dumps(document))
+    *parents, last = path
+    node = copy
+    for key in parents:
+        node = node[key]
+    if value is None:
+        del node[last]
+    else:
+        node[last] = marker
+    return json.dumps(copy, indent=1).replace(json.dumps(marker), value or "")
+
+
+_JSON_VALUES = [
+    "1e999", "-1e999", "-0", "-0.0", "NaN", "Infinity", "9" * 5000, "-1", str(2**63),
+    str(2**64), "1.5", "true", "null", '""', '"x"', '"\\u0000"', '"\\ud800"', "[]", "{}",
+    "[[]]", '["x"]', "[1e999]", '{"shape": 1}', "[" * 100000 + "]" * 100000,
+    '"' + "[" * 100000 + '"',
+]  # fmt: skip
+
+
+def _hostile_meta(data: bytes) -> list[bytes]:
+    """Each key the metadata reader reads (its dataclasses' fields) and each key the file has,
+    given each hostile JSON value, removed, and given twice; and whole documents JSON's reader
+    takes but no field survives."""
+    from shlo.torch.bundle import FunctionMeta
+
+    document = json.loads(data)
+    paths = sorted({*list(_paths(document))[1:], *_read_fields(FunctionMeta)}, key=str)
+    variants = []
+    for path in paths:
+        for value in [*_JSON_VALUES, None]:
+            with contextlib.suppress(KeyError, IndexError, TypeError):
+                variants.append(_with(document, path, value).encode())
+        # the same key twice: JSON's reader keeps the last
+        with contextlib.suppress(KeyError, IndexError, TypeError):
+            text = _with(document, path, "1e999")
+            key = json.dumps(path[-1])
+            if isinstance(path[-1], str):
+                variants.append(text.replace(f"{key}: 1e999", f"{key}: 1, {key}: 1e999").encode())
+    for spec in ("input_pytree_spec", "output_pytree_spec"):
+        for inner in _JSON_VALUES[:24]:
+            variants.append(_with(document, (spec,), json.dumps(inner)).encode())
+    variants += [b"", b"null", b"[]", b"\xef\xbb\xbf" + data, data.replace(b'"forward"', b'"\xff"'),
+                 data + b"x", b"[" * 100000, data.replace(b"{", b"{\n", 1) * 2]  # fmt: skip
+    return variants
+
+
+def _hostile_mlir(data: bytes) -> list[bytes]:
+    """MLIR text the parser reads (dimensions, element types, dense literals, nesting,
+    strings and comments) at the extremes of each."""
+    text = data.decode()
+    variants = []
+    for dim in ["0", "99999999999", str(2**63 - 1), str(2**63), str(2**64), "-1", "?",
+                "99999999999x99999999999"]:  # fmt: skip
+        variants.append(text.replace("tensor<4x", f"tensor<{dim}x"))
+        variants.append(text.replace("<4xf32>", f"<{dim}xf32>"))
+    for element in ["i1024", "i0", "i16777215", "i16777216", "ui7", "f8E4M3FN", "complex<i1024>",
+                    "tensor<4xf32>", "index", "none", "!unknown.t", "i9999999999"]:  # fmt: skip
+        variants.append(text.replace("f32", element))
+    constant = "  %c = stablehlo.constant {} : {}\n"
+    for literal, type_ in [("dense<[1.0, 2.0, 3.0]>", "tensor<4xf32>"),
+                           ("dense<[1.0, 2.0, 3.0, 4.0, 5.0]>", "tensor<4xf32>"),
+                           ('dense<"0x0000">', "tensor<4xf32>"),
+                           ('dense<"0x' + "00" * 15 + '">', "tensor<4xf32>"),
+                           ("dense<1.0>", "tensor<99999999999xf32>"),
+                           ("dense<1.0>", f"tensor<{2**31}x{2**31}xf32>"),
+                           ("dense<1e999>", "tensor<4xf32>"),
+                           ("dense<" + "9" * 400 + ">", "tensor<4xi32>"),
+                           ("dense<1>", "tensor<4xi1024>"),
+                           ("dense<" + "[" * 10000 + "1.0" + "]" * 10000 + ">", "tensor<4xf32>"),
+                           ("dense_resource<blob>", "tensor<4xf32>")]:  # fmt: skip
+        variants.append(text.replace("{\n", "{\n" + constant.format(literal, type_), 1))
+        body = constant.format(literal, type_)
+        variants.append(text.replace("{\n", "{\n" + body + "  %d = stablehlo.add %c, %c : "
+                                     + type_ + "\n", 1))  # fmt: skip
+    for depth in [100, 10000, 100000]:
+        variants.append("module {\n" * depth + text + "}\n" * depth)
+        variants.append(text.replace("tensor<4xf32>", "tuple<" * depth + "f32" + ">" * depth, 1))
+        variants.append("// " + "(" * depth + "\n" + text)
+    variants += [
+        text.replace("@main", '@main attributes {note = "\udcff\udcfe"}'),
+        "// \udcff\udcfe comment\n" + text,
+        text.replace("@main", "@\udcff"),
+        text + "\0",
+        "\0" + text,
+        "",
+        "#map = affine_map<(d0) -> (d0)>\n" * 10000 + text,
+        text.replace("stablehlo.add", "stablehlo.add" + " " * 100000),
+        text * 1000,
+    ]
+    return [v.encode("utf8", "surrogateescape") if isinstance(v, str) else v for v in variants]
+
+
+def _irpa_fields(data: bytes) -> list[tuple[int, str]]:
+    """Where each integer field of an IREE parameter archive lies, and its struct format: the
+    header (iree/schemas/parameter_archive.h, version 0) and each entry of its table."""
+    header = [("<I", "magic"), ("<H", "version_major"), ("<H", "version_minor"),
+              ("<Q", "header_size"), ("<Q", "next_header_offset"), ("<Q", "flags"),
+              ("<Q", "entry_count"), ("<Q", "entry_offset"), ("<Q", "entry_length"),
+              ("<Q", "metadata_offset"), ("<Q", "metadata_length"), ("<Q", "storage_offset"),
+              ("<Q", "storage_length")]  # fmt: skip
+    entry = [("<Q", "entry_size"), ("<I", "type"), ("<Q", "flags"), ("<Q", "name_offset"),
+             ("<Q", "name_length"), ("<Q", "metadata_offset"), ("<Q", "metadata_length"),
+             ("<Q", "minimum_alignment"), ("<Q", "storage_offset"),
+             ("<Q", "storage_length")]  # fmt: skip
+    fields, offset = [], 0
+    for format_, _ in header:
+        fields.append((offset, format_))
+        offset += struct.calcsize(format_)
+    count, table = struct.unpack_from("<QQ", data, 32)
+    for _ in range(count):
+        size = struct.unpack_from("<Q", data, table)[0]
+        offset = table
+        for format_, _ in entry:
+            fields.append((offset, format_))
+            offset += struct.calcsize(format_)
+        table += size + (-size % 16)
+    return fields
+
+
+def _hostile_irpa(data: bytes) -> list[bytes]:
+    """Each integer field of the archive's header and entries set to each extreme: zero, the
+    file's size and past it, "negative" (2**64 - k), the largest, and another field's value
+    (segments that overlap)."""
+    fields = _irpa_fields(data)
+    variants = []
+    for offset, format_ in fields:
+        bits = 8 * struct.calcsize(format_)
+        others = {struct.unpack_from(f, data, o)[0] for o, f in fields}
+        for value in sorted({0, 1, 3, 4, 16, len(data) - 1, len(data), len(data) + 1,
+                             2**(bits - 1) - 1, 2**(bits - 1), 2**bits - 16, 2**bits - 1,
+                             *others}):  # fmt: skip
+            damaged = bytearray(data)
+            struct.pack_into(format_, damaged, offset, value % 2**bits)
+            if damaged != data:
+                variants.append(bytes(damaged))
+    return variants
+
+
+def _hostile_values(_: bytes) -> list[bytes]:
+    """`--input` values in each form the value parser reads (`SHAPExTYPE`, `=values`, `@file`,
+    `+@file`), each element type it knows, with extreme shapes and elements, and files that
+    are not regular files or lead out of their folder."""
+    from shlo.runtime.value_syntax import ELEMENT_TYPES
+
+    shapes = ["", "0x", "4x", "100000x100000x", "99999999999999999999x", "1x" * 70, "-1x", "4xx"]
+    values = ["", "=", "=0", "=1e999", "=nan", "=-0", "=" + "9" * 400, "=0x7f", "=[[1 2][3]]",
+              "=1,2,3,4,5", "=true", "=1+2j", "=\udcff"]  # fmt: skip
+    variants = [f"{shape}{element}{value}" for element in [*ELEMENT_TYPES, "f33", ""]
+                for shape in shapes for value in values]  # fmt: skip
+    for file in ["{fifo}", "{folder}", "/dev/zero", "{to_zero}", "{outside}", "{missing}",
+                 "{valid}", "", "{hostile_npy}"]:  # fmt: skip
+        variants += [f"@{file}", f"+@{file}"]
+    return [v.encode("utf8", "surrogateescape") for v in variants]
+
+
+HOSTILE = {"mlir": _hostile_mlir, "npy": _hostile_npy, "meta": _hostile_meta,
+           "irpa": _hostile_irpa, "packed": _hostile_irpa, "value": _hostile_values}  # fmt: skip
+
+
+@cache
+def _hostile_list(data: bytes, kind: str) -> list[bytes]:
+    variants = HOSTILE[kind](data)
+    random.Random(kind).shuffle(variants)
+    return variants
+
+
+def hostile(data: bytes, kind: str, seed: int) -> bytes:
+    """Hostile variant `seed` of `kind`, made from the valid `data`."""
+    variants = _hostile_list(data, kind)
+    return variants[seed % len(variants)]
+
+
 class Inputs:
     """Valid inputs of every kind, where each mutant goes, and the commands that read it."""
 
@@ -221,6 +493,8 @@ class Inputs:
             return (FIXTURE_BUNDLE / "functions" / "forward.meta").read_bytes()
         if kind == "cache":
             return self.entry.read_bytes()
+        if kind == "value":  # a command-line value, made whole by `hostile`
+            return b""
         name = {"irpa": "wv.irpa", "packed": "w.encoded.irpa"}.get(kind, f"x.{kind}")
         return (self.folder / name).read_bytes()
 
@@ -246,6 +520,20 @@ class Inputs:
             passes = mutant(self.passes.read_bytes(), "cache-text", seed)
             (work / "cache" / self.passes.name).write_bytes(passes)
             return work / "cache"
+        if kind == "value":  # the value, its `{file}`s made here
+            os.mkfifo(work / "fifo")
+            (work / "folder").mkdir()
+            (work / "to_zero").symlink_to("/dev/zero")
+            (work / "outside").symlink_to(self.folder / "x.npy")
+            (work / "hostile_npy").write_bytes(
+                _npy_header({"descr": "'<f4'", "fortran_order": "False", "shape": f"({2**40},)"})
+            )
+            names = ("fifo", "folder", "to_zero", "outside", "missing", "hostile_npy")
+            files = {name: str(work / name) for name in names}
+            text = damaged.decode("utf8", "surrogateescape").format(valid=self.folder / "x.npy",
+                                                                    **files)  # fmt: skip
+            (work / "input.value").write_bytes(text.encode("utf8", "surrogateescape"))
+            return work / "input.value"
         (work / f"input.{kind}").write_bytes(damaged)
         return work / f"input.{kind}"
 
@@ -261,7 +549,9 @@ class Inputs:
             return ir
         if kind == "cache":  # compiles: cached for compile_module(use_cache=True) only
             return {"shlo-opt --list-passes": ("shlo-opt", "--list-passes")}
+        value = source.read_bytes().decode("utf8", "surrogateescape") if kind == "value" else ""
         module, inputs = {
+            "value": (self.folder / "x.vmfb", [f"--input={value}"]),
             "vmfb": (source, [one]),
             "npy": (self.folder / "x.vmfb", [f"--input=@{source}"]),
             "irpa": (self.folder / "wv.vmfb", ["--parameters", source, "--input=4x64xf32=1"]),
@@ -366,13 +656,19 @@ class Worker:
 _PROBLEMS = ("traceback", "caller death", "hang", "clobber", "leftover", "escape", "verbose")
 
 
-def check(worker: Worker, kind: str, seed: int, root: Path) -> tuple[list[str], list[str]]:
-    """Mutant `seed` of `kind` through its commands and its Python calls: what each entry point
-    did (`name: outcome`), and the problems."""
+Damage = Callable[[bytes, str, int], bytes]
+
+
+def check(
+    worker: Worker, kind: str, seed: int, root: Path, damage: Damage = mutant
+) -> tuple[list[str], list[str]]:
+    """Input `seed` of `kind`, as `damage` (`mutant` or `hostile`) makes it, through its
+    commands and its Python calls: what each entry point did (`name: outcome`), and the
+    problems."""
     inputs = worker.inputs
-    work = root / f"{kind}-{seed}"
+    work = root / f"{kind}-{damage.__name__}-{seed}"
     work.mkdir()
-    damaged = mutant(inputs.original(kind), kind, seed)
+    damaged = damage(inputs.original(kind), kind, seed)
     outcomes, problems = [], []
     source = inputs.place(kind, work, damaged)
     out = work / ("out" if kind in ("mlir", "mlirbc", "vhlo") else "out.npy")
@@ -382,18 +678,22 @@ def check(worker: Worker, kind: str, seed: int, root: Path) -> tuple[list[str], 
         outcome, problem = _run(worker.commands, command, env, out)
         outcomes.append(f"{name}: {outcome}")
         if problem:
-            problems.append(f"{kind} mutant seed {seed}, {' '.join(map(str, command))}: {problem}")
+            problems.append(f"{kind} {damage.__name__} seed {seed}, {' '.join(map(str, command))}: "
+                            f"{problem}")  # fmt: skip
         out.unlink()
     if kind == "cache":
         inputs.place(kind, work, damaged)  # again: the command may have rebuilt it
     for name, answer in worker.caller.call(kind, source).items():
         answer, _, message = answer.partition("\n")
         if len(_own_lines(message)) > 1:
-            problems.append(f"{kind} mutant seed {seed}: the Python call {name} said {message}")
+            problems.append(f"{kind} {damage.__name__} seed {seed}: the Python call {name} said "
+                            f"{message}")  # fmt: skip
             answer = "verbose"
         elif answer.startswith(("hung", "died", "bug")):
             kinds = {"hung": "hang", "died": "caller death", "bug": "traceback"}
-            problems.append(f"{kind} mutant seed {seed}: the Python call {name} {answer}")
+            problems.append(
+                f"{kind} {damage.__name__} seed {seed}: the Python call {name} {answer}"
+            )
             answer = kinds[answer.split()[0]]
         outcomes.append(f"{name}: {answer}")
     if not problems:
@@ -422,16 +722,23 @@ def _run(commands: Commands, command: tuple, env: dict[str, str], out: Path) -> 
     return f"exit {status}{contained}", ""
 
 
+_CARET = re.compile(r"\s*\^~*\s*")  # not a block's label (`^bb0(...)`) in a printed op
 _DIAGNOSTIC = re.compile(r"^(?:.+?:\d+:\d+|<unknown>:0): (?:error|warning|note|remark): ")
 
 
 def _own_lines(said: str) -> list[str]:
     """The lines of `said` in shlo's own words: not MLIR's diagnostics (each with the source line
-    and caret under it, as mlir-opt prints them), nor the line saying the output was left as it
-    was."""
+    and caret under it, and a verifier's "see current operation" note with the operation it
+    prints, as mlir-opt prints them), nor the line saying the output was left as it was."""
     lines = said.split("\n")
-    carets = {i for i, line in enumerate(lines) if line.strip().startswith("^")}
+    carets = {i for i, line in enumerate(lines) if _CARET.fullmatch(line)}
     detail = carets | {i - 1 for i in carets}
+    printing = False  # inside the operation a "see current operation" note prints
+    for i, line in enumerate(lines):
+        if _DIAGNOSTIC.match(line) or i in detail:
+            printing = line.rstrip().endswith("see current operation:")
+        elif printing:
+            detail.add(i)
     return [line for i, line in enumerate(lines) if i not in detail and line.strip()
             and not _DIAGNOSTIC.match(line) and not line.endswith(" left as it was")]  # fmt: skip
 
@@ -441,7 +748,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
     return Inputs(tmp_path_factory.mktemp("valid"))
 
 
-def _battery(inputs: Inputs, kind: str, seeds: range, root: Path) -> None:
+def _battery(inputs: Inputs, kind: str, seeds: range, root: Path, damage: Damage = mutant) -> None:
     before = inputs.digest()
     workers, opened = threading.local(), []  # a server and a Python caller per thread
 
@@ -449,7 +756,7 @@ def _battery(inputs: Inputs, kind: str, seeds: range, root: Path) -> None:
         if not hasattr(workers, "worker"):
             workers.worker = Worker(inputs, root / f".worker-{threading.get_ident()}")
             opened.append(workers.worker)
-        return check(workers.worker, kind, seed, root)
+        return check(workers.worker, kind, seed, root, damage)
 
     try:
         with ThreadPoolExecutor(WORKERS) as pool:
@@ -468,8 +775,8 @@ def _battery(inputs: Inputs, kind: str, seeds: range, root: Path) -> None:
     for outcome, n in tally.items():
         name, said = outcome.split(": ", 1)
         by_entry.setdefault(name, Counter())[said] += n
-    print(f"\n{kind}: {len(seeds)} mutants (seeds {seeds.start}-{seeds.stop - 1}); problems: "
-          + ", ".join(f"{found[p]} {p}" for p in _PROBLEMS))  # fmt: skip
+    print(f"\n{kind}: {len(seeds)} {damage.__name__}s (seeds {seeds.start}-{seeds.stop - 1}); "
+          + "problems: " + ", ".join(f"{found[p]} {p}" for p in _PROBLEMS))  # fmt: skip
     for name, said in by_entry.items():
         print(f"  {name}: " + ", ".join(f"{n} {o}" for o, n in sorted(said.items())))
     assert not problems, "\n".join(problems)
@@ -488,3 +795,16 @@ def test_damaged_inputs_end_in_a_clear_failure(inputs: Inputs, kind: str, tmp_pa
 @pytest.mark.parametrize("kind", KINDS)
 def test_many_damaged_inputs(inputs: Inputs, kind: str, tmp_path: Path) -> None:
     _battery(inputs, kind, range(COUNT, COUNT + SLOW_COUNT), tmp_path)
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_hostile_inputs_end_in_a_clear_failure(inputs: Inputs, kind: str, tmp_path: Path) -> None:
+    _battery(inputs, kind, range(_count(kind, HOSTILE_COUNT)), tmp_path, hostile)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_every_hostile_input(inputs: Inputs, kind: str, tmp_path: Path) -> None:
+    every = len(_hostile_list(inputs.original(kind), kind))
+    _battery(inputs, kind, range(HOSTILE_COUNT, min(every, HOSTILE_COUNT + SLOW_COUNT)), tmp_path,
+             hostile)  # fmt: skip

@@ -8,10 +8,15 @@ traceback shows as the command's own failure."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import importlib
+import importlib.util
 import json
 import os
 import platform
 import random
+import re
 import resource
 import shutil
 import signal
@@ -20,7 +25,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -329,6 +336,32 @@ def test_a_truncated_archive_is_one_line_naming_it(tmp_path) -> None:
     one_line_failure(done, "cannot read the parameter archive", "cut.irpa")
 
 
+# Offsets IREE's archive reader adds without checking for overflow (each a SIGSEGV in the
+# process that reads the archive): the next header's, the entry table's, the metadata's.
+@pytest.mark.parametrize("field", [16, 40, 56])
+def test_archive_offsets_past_the_end_are_one_line(tmp_path, field) -> None:
+    from shlo.runtime.bindings import ireert
+
+    index = ireert.ParameterIndex()
+    index.add_buffer("w", np.ones(64, np.float32))
+    index.create_archive_file(str(tmp_path / "w.irpa"))
+    damaged = bytearray((tmp_path / "w.irpa").read_bytes())
+    struct.pack_into("<Q", damaged, field, 2**64 - 1)
+    (tmp_path / "w.irpa").write_bytes(damaged)
+    script = f"""
+from shlo.errors import ShloError
+from shlo.runtime.archives import load_index
+try:
+    load_index({str(tmp_path / "w.irpa")!r})
+except ShloError as error:
+    print(error)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    said = f"cannot read the parameter archive {tmp_path / 'w.irpa'}: damaged ("
+    assert done.stdout.startswith(said), done
+
+
 def test_a_damaged_cache_entry_is_evicted_and_rebuilt(tmp_path) -> None:
     """Each step in a process of its own, so only the cache on disk carries over."""
     compile_add = f"""
@@ -390,7 +423,7 @@ _FOUR_GIB = 4 << 30
 def test_a_huge_shape_is_refused_before_allocating(add_vmfb, command) -> None:
     model = add_vmfb if command == "run" else "shlo.tools.demo_models:MLP"
     done = run("shlo", command, model, "--input=100000x100000xf32=0", memory=_FOUR_GIB)
-    one_line_failure(done, "100000x100000xf32=0", "more than this machine's memory")
+    one_line_failure(done, "100000x100000xf32=0", "more than half the memory free here")
 
 
 def test_an_npy_header_larger_than_its_file_is_refused(tmp_path, add_vmfb) -> None:
@@ -656,6 +689,38 @@ def test_a_byte_that_is_not_utf8_in_a_comment_is_read_as_mlir_reads_it(tmp_path)
         assert done.returncode == 0 and "stablehlo.add" in done.stdout, done.stderr
 
 
+# MLIR text nested past what MLIR's recursive parser reads without overflowing its stack (a
+# native crash of the caller, from Python); strings, comments and `->` do not count.
+DEEP = {
+    "regions": "module {\n" * 20000 + ADD + "}\n" * 20000,
+    "types": ADD.replace("tensor<4xf32>", "tuple<" * 50000 + "f32" + ">" * 50000, 1),
+    "literals": ADD.replace("{\n", "{\n  %c = stablehlo.constant dense<" + "[" * 50000 + "1.0"
+                            + "]" * 50000 + "> : tensor<4xf32>\n", 1),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("nesting", DEEP)
+def test_text_nested_past_the_parsers_stack_is_one_line(tmp_path, nesting) -> None:
+    source = tmp_path / "deep.mlir"
+    source.write_text(DEEP[nesting])
+    one_line_failure(run("shlo-opt", source), "deep.mlir: nested more than 1000 deep")
+    script = (
+        f"import shlo\ntry:\n    shlo.load({str(source)!r})\nexcept Exception as e:\n    print(e)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and "nested more than 1000 deep" in done.stdout, done
+
+
+def test_brackets_in_strings_and_comments_are_not_nesting(tmp_path) -> None:
+    brackets = "{[(<" * 2000
+    attribute = f'{{note = "{brackets} \\\\ \\" {brackets}"}}'  # escaped: \\ and \"
+    source = tmp_path / "flat.mlir"
+    source.write_text(f"// {brackets}\n" + ADD.replace(") -> tensor<4xf32> {", ") -> tensor<4xf32> "
+                      f"attributes {attribute} {{", 1))  # fmt: skip
+    done = run("shlo-opt", source)
+    assert done.returncode == 0 and "stablehlo.add" in done.stdout, done.stderr
+
+
 # Mistakes that were "internal errors".
 
 
@@ -732,3 +797,205 @@ for args in ((torch.ones(2),), (torch.ones(2), 2**70)):
         "RunError expected 2 arguments, got 1",
         "RunError argument 1: the Python int 1180591620717411303424 does not fit in int64",
     ], done.stderr
+
+
+# Every output option of every command, read from the parsers: each writes through a symlink
+# to its target (the link stays a link), refuses a folder it cannot write in with one line, and
+# writes a file to /dev/stdout (a folder output refuses it in one line).
+
+# (tool, option) -> the command's arguments around `{out}`, whether it writes a file or a
+# folder, and bytes the written output holds.
+PROBE = """func.func @main() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = interpreter.probe %0, probe_id = "p" : tensor<2xf32>
+  func.return
+}
+"""
+DIAGNOSTIC = re.compile(r"^.+:\d+:\d+: (?:error|warning|note): ")
+NOT_FLAT = ADD + ADD.replace("@main", "@other")
+MODEL = """import torch
+
+def model():
+    return torch.nn.Linear(4, 2)
+"""
+WRITES: dict[tuple[str, str], tuple[list[str], str, bytes]] = {
+    ("shlo-opt", "--output"): (["{add}", "-o", "{out}"], "file", b"stablehlo.add"),
+    ("shlo-opt", "--mlir-print-ir-tree-dir"): (
+        ["{add}", "--canonicalize", "--mlir-print-ir-after-all",
+         "--mlir-print-ir-tree-dir={out}", "-o", "/dev/null"], "folder", b"stablehlo.add"),
+    ("shlo-opt", "--mlir-pass-pipeline-crash-reproducer"): (
+        ["{not_flat}", "--canonicalize", "--shlo-verify-flat",
+         "--mlir-pass-pipeline-crash-reproducer={out}"], "file", b"mlir_reproducer"),
+    ("shlo-translate", "--output"): (["{add}", "--serialize", "-o", "{out}"], "file", b"ML\xefR"),
+    ("shlo-translate", "--probe-output-dir"): (
+        ["{probe}", "--interpret", "--probe-output-dir", "{out}"], "folder", b"NUMPY"),
+    ("shlo compile", "--output"): (["compile", "{add}", "-o", "{out}"], "file", b"IREE"),
+    ("shlo compile", "--parameters"): (
+        ["compile", "{weights}", "--target", "vmvx", "--parameters", "{out}", "-o", "/dev/null"],
+        "file", b"IRPA"),
+    ("shlo compile", "--keep-temps"): (
+        ["compile", "{add}", "--keep-temps", "{out}", "-o", "/dev/null"], "folder", b"stablehlo"),
+    ("shlo run", "--json"): (
+        ["run", "{vmfb}", "--input=4xf32=1", "--json", "{out}"], "file", b'"results"'),
+    ("shlo run", "--output"): (
+        ["run", "{vmfb}", "--input=4xf32=1", "--output=@{out}"], "file", b"NUMPY"),
+    ("shlo bench", "--json"): (
+        ["bench", "{vmfb}", "--input=4xf32=1", "--runs", "1", "--json", "{out}"], "file", b"{"),
+    ("shlo compare", "--json"): (
+        ["compare", "{add}", "--input=4xf32=1", "--device", "local-task", "--json", "{out}"],
+        "file", b"{"),
+    ("shlo import", "--output"): (
+        ["import", "{model}:model", "--input", "1x4xf32", "-o", "{out}"], "file", b"func.func"),
+    ("shlo import", "--bundle"): (
+        ["import", "{model}:model", "--input", "1x4xf32", "--bundle", "{out}"], "folder", b"{"),
+    ("shlo saved-model", "--output"): (["saved-model", "{bundle}", "-o", "{out}"], "folder", b""),
+    ("shlo saved-model", "--output-value"): (
+        ["saved-model", "{bundle}", "-o", "{scratch}", "--input=2x4xf32=1",
+         "--output-value=@{out}"], "file", b"NUMPY"),
+    ("shlo demo", "--output-dir"): (["demo", "--output-dir", "{out}"], "folder", b"report"),
+}  # fmt: skip
+# Commands too slow for every run (a torch import, every demo model), or that need TensorFlow.
+SLOW_WRITES = {"shlo import", "shlo demo", "shlo compare"}
+NEEDS_TENSORFLOW = {"shlo saved-model"}
+
+
+def _options() -> dict[tuple[str, str], argparse.Action]:
+    """Every option that takes a value, of every command, by (command, its first long name)."""
+    from shlo.tools import cli, opt_main, translate_main
+
+    parsers = {"shlo-opt": opt_main.build_parser(), "shlo-translate": translate_main.build_parser()}
+    (commands,) = [a for a in cli.build_parser()._actions
+                   if isinstance(a, argparse._SubParsersAction)]  # fmt: skip
+    for name, parser in commands.choices.items():
+        importlib.import_module(f"shlo.tools.commands.{parser.module}").add_arguments(parser)
+        parsers[f"shlo {name}"] = parser
+    return {(tool, next(o for o in action.option_strings if o.startswith("--"))): action
+            for tool, parser in parsers.items() for action in parser._actions
+            if action.option_strings and action.nargs != 0}  # fmt: skip
+
+
+def test_every_option_that_writes_is_tested() -> None:
+    """An option whose name or help speaks of writing, outputs, folders or reproducers is in
+    WRITES (a new output option fails here until it is), and WRITES names real options."""
+    options = _options()
+    assert set(WRITES) <= set(options), set(WRITES) - set(options)
+    writes = re.compile(r"output|json|dir\b|_dir|write|reproducer|bundle|keep", re.IGNORECASE)
+    spoken = {key for key, action in options.items()
+              if writes.search(f"{action.dest} {action.help or ''}")}  # fmt: skip
+    values_only = {("shlo-opt", "--output-split-marker"), ("shlo-opt", "--emit-bytecode-version"),
+                   ("shlo-translate", "--output-split-marker"), ("shlo import", "--output-type"),
+                   ("shlo run", "--expected-output"), ("shlo saved-model", "--expected-output"),
+                   ("shlo saved-model", "--name")}  # fmt: skip
+    assert spoken - values_only <= set(WRITES), sorted(spoken - values_only - set(WRITES))
+
+
+@pytest.fixture(scope="module")
+def writer_inputs(tmp_path_factory: pytest.TempPathFactory, add_vmfb: Path) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("writers")
+    files = {"add": ADD, "not_flat": NOT_FLAT, "probe": PROBE, "model": MODEL,
+             "weights": _weights_text()}  # fmt: skip
+    made = {name: str(folder / f"{name}.{'py' if name == 'model' else 'mlir'}") for name in files}
+    for name, text in files.items():
+        Path(made[name]).write_text(text)
+    return {**made, "vmfb": str(add_vmfb), "bundle": str(FIXTURE_BUNDLE)}
+
+
+def _weights_text() -> str:
+    weights = np.random.default_rng(0).uniform(-1, 1, (64, 64)).astype(np.float32)
+    return f"""func.func @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {{
+  %w = stablehlo.constant dense<"0x{weights.tobytes().hex().upper()}"> : tensor<64x64xf32>
+  %0 = stablehlo.dot %x, %w : (tensor<4x64xf32>, tensor<64x64xf32>) -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}}
+"""
+
+
+def _write_with(key: tuple[str, str], out: str, inputs: dict[str, str], scratch: Path,
+                **kwargs: Any) -> subprocess.CompletedProcess:  # fmt: skip
+    tool, _ = key
+    arguments, _, _ = WRITES[key]
+    filled = [a.format(out=out, scratch=scratch / "scratch", **inputs) for a in arguments]
+    return run(tool.split()[0], *filled, timeout=600, **kwargs)
+
+
+def _holds(path: Path, marker: bytes) -> bool:
+    """Whether the file, or a file under the folder, at `path` holds `marker`."""
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return any(marker in p.read_bytes() for p in files)
+
+
+def _params(keys: Any) -> list[Any]:
+    return [pytest.param(key, id=" ".join(key),
+                         marks=[pytest.mark.slow] if key[0] in SLOW_WRITES else [])
+            for key in keys]  # fmt: skip
+
+
+@pytest.mark.parametrize("key", _params(WRITES))
+def test_every_output_writes_through_a_symlink(tmp_path, writer_inputs, key) -> None:
+    if key[0] in NEEDS_TENSORFLOW and importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("needs TensorFlow")
+    _, kind, marker = WRITES[key]
+    real = tmp_path / "real" / ("target" if kind == "file" else "folder")
+    real.parent.mkdir()
+    if kind == "file":
+        real.write_bytes(b"old")
+    else:
+        real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    done = _write_with(key, str(tmp_path / "link"), writer_inputs, tmp_path)
+    assert done.returncode == (1 if "reproducer" in key[1] else 0), done.stderr
+    assert (tmp_path / "link").is_symlink() and os.readlink(tmp_path / "link") == str(real)
+    assert _holds(real, marker), sorted(real.parent.rglob("*"))
+    assert leftovers(tmp_path, real.parent) == []
+
+
+@pytest.mark.parametrize("key", _params(WRITES))
+def test_every_output_into_a_read_only_folder_is_one_line(tmp_path, writer_inputs, key) -> None:
+    if key[0] in NEEDS_TENSORFLOW and importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("needs TensorFlow")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    with _read_only(locked):
+        done = _write_with(key, str(locked / "out"), writer_inputs, tmp_path)
+        assert list(locked.iterdir()) == []
+    one_line_failure(_without_diagnostics(done), str(locked))
+
+
+def _without_diagnostics(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    """`done` without MLIR's diagnostics of a pipeline that fails anyway (the reproducer's)."""
+    said = [line for line in done.stderr.splitlines() if not DIAGNOSTIC.match(line)]
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout, "\n".join(said))
+
+
+@pytest.mark.parametrize("key", _params(WRITES))
+def test_every_output_to_dev_stdout(tmp_path, writer_inputs, key) -> None:
+    """A file output lands on the descriptor the caller gave; a folder output is one line."""
+    if key[0] in NEEDS_TENSORFLOW and importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("needs TensorFlow")
+    _, kind, marker = WRITES[key]
+    with open(tmp_path / "stdout", "w+b") as stdout:
+        done = _write_with(key, "/dev/stdout", writer_inputs, tmp_path, stdout=stdout,
+                           stderr=subprocess.PIPE)  # fmt: skip
+    if kind == "folder":  # named as given, or as the file it leads to
+        line = one_line_failure(done)
+        assert "/dev/stdout" in line or str(tmp_path / "stdout") in line, line
+        return
+    assert done.returncode == (1 if "reproducer" in key[1] else 0), done.stderr
+    assert marker in (tmp_path / "stdout").read_bytes()
+
+
+@contextlib.contextmanager
+def _read_only(folder: Path) -> Iterator[None]:
+    """`folder` made read-only for this process's children: mode 0555, and immutable
+    (`chattr +i`) for root, whom a mode does not stop."""
+    folder.chmod(0o555)
+    immutable = os.geteuid() == 0
+    if immutable and subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        folder.chmod(0o755)
+        pytest.skip("root, and no chattr +i here: no folder is read-only to root")
+    try:
+        yield
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o755)

@@ -1,4 +1,6 @@
-"""Untrusted MLIR bytecode read first in a child process, where a native crash cannot end ours.
+"""Untrusted MLIR read without ending the process that reads it: bytecode first in a child
+process, where a native crash cannot end ours, and text only as deeply nested as MLIR's
+recursive parser reads without overflowing its stack (`check_nesting`).
 
 MLIR's bytecode reader aborts or segfaults on some damaged files (every tool built on it does,
 torch-mlir-opt and iree-opt included), corrupts the heap on others (the process aborts later,
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,6 +53,41 @@ def check_bytecode(data: bytes, name: str, world: str = "stablehlo") -> None:
     raise UsageError(
         f"{shown}: MLIR's bytecode reader crashed on this input ({signame}{detail}); {reproduce}"
     )
+
+
+# Nesting MLIR's text parser reads in any thread (it overflows an 8 MiB stack at a few
+# thousand nested regions), far beyond what real IR nests.
+MAX_NESTING = 1000
+_OPENERS = b"{([<"
+_CLOSERS = b"})]>"
+# What tells brackets in code from those in strings and comments (MLIR's strings and comments
+# end at the line's end), once escaped quotes and backslashes are gone.
+_DROP = bytes(sorted(set(range(256)) - set(b'{([<})]>"/\n')))
+_STRINGS_AND_COMMENTS = re.compile(rb'"[^"\n]*"|//[^\n]*')
+
+
+def check_nesting(data: bytes, name: str) -> None:
+    """Raise UsageError when MLIR text `data` nests regions, brackets or types deeper than
+    `MAX_NESTING`: a stack overflow in MLIR's parser would end this process without a word.
+    Every step is a pass of C over the bytes: a model's text can be gigabytes."""
+    plain = data.replace(b"->", b"")
+    if b"\\" in plain:
+        plain = plain.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = plain.translate(None, _DROP)
+    if sum(kept.count(opener) for opener in _OPENERS) <= MAX_NESTING:
+        return
+    import numpy as np  # only for text with many brackets: numpy costs shlo-opt's start-up
+
+    steps = np.zeros(256, np.int64)
+    steps[list(_OPENERS)], steps[list(_CLOSERS)] = 1, -1
+    code = _STRINGS_AND_COMMENTS.sub(b"", kept)
+    level = np.cumsum(steps[np.frombuffer(code, np.uint8)])
+    depth = level - np.minimum.accumulate(np.minimum(level, 0))  # never below 0 on the way
+    if int(depth.max(initial=0)) > MAX_NESTING:
+        raise UsageError(
+            f"{name}: nested more than {MAX_NESTING} deep (regions, brackets or types); "
+            "MLIR's parser would overflow its stack, so it is not parsed"
+        )
 
 
 def _parse_stdin(parent: int, world: str) -> int:

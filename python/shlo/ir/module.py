@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeVar
 
 from shlo.errors import ParseError, UsageError
+from shlo.ir.bytecode_guard import check_nesting
 from shlo.ir.check_dialect import CheckSyntaxError, generic_names, to_custom
 from shlo.ir.diagnostics import Diagnostic, format_all, from_mlir_error
 from shlo.ir.source import Source, wrap_in_module
@@ -133,6 +134,8 @@ def parse_source(world: World, context: Any, source: Source) -> IRModule:
 
     Raises the world's `MLIRError` on malformed input.
     """
+    if not source.is_bytecode:
+        check_nesting(source.data, source.name)
     if source.is_file and source.first_line == 1:
         operation = world.ir.Module.parseFile(source.name, context).operation
     elif source.is_bytecode:

@@ -125,6 +125,23 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         scratch.unlink(missing_ok=True)
 
 
+def native_folder(path: str | Path) -> str:
+    """`path` as a folder that native code (MLIR's IR tree printer) fills with files of its
+    own, made if missing: an OutputError now when nothing can be written there, where the
+    native code would only warn after the run and exit 0."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".shlo-", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except FileExistsError:
+        raise OutputError(f"cannot write {path}: it is not a folder") from None
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror}") from None
+    return str(folder)
+
+
 def write_file(path: str | Path, data: bytes) -> None:
     """`data` as the whole of `path` (`-`: standard output), as every output is written."""
     with AtomicOutput(str(path)) as out:

@@ -21,7 +21,7 @@ import numpy as np
 from shlo.errors import RunError
 from shlo.ir.output import atomic_path
 from shlo.runtime.bindings import ireert
-from shlo.runtime.untrusted import UntrustedFileError, load_json
+from shlo.runtime.untrusted import UntrustedFileError, check_irpa, load_json
 
 if TYPE_CHECKING:  # `shlo run` and the trial child of `LoadedModule` start without torch
     import torch
@@ -44,7 +44,10 @@ def load_index(path: str | Path, format: str | None = None) -> Any:
     """The parameter index of the archive at `path` (a RunError naming it when unreadable)."""
     index = ireert.ParameterIndex()
     try:
+        check_irpa(path)
         index.load(str(path), format=format)
+    except UntrustedFileError as error:  # names the file first
+        raise RunError(f"cannot read the parameter archive {error}") from None
     except (OSError, RuntimeError, ValueError, IndexError) as error:  # IndexError: truncated
         said = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise RunError(f"cannot read the parameter archive {path}: {said}") from None

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import os
 import stat
+import struct
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, cast
 
@@ -127,4 +129,88 @@ def _read_header(
         shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
     else:
         shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+    if not all(type(n) is int and n >= 0 for n in shape):  # numpy takes `True` for a size
+        raise ValueError(f"its shape {tuple(shape)!r} is not a tuple of sizes")
     return tuple(shape), bool(fortran), np.dtype(dtype)
+
+
+# IREE's parameter archive, version 0 (iree/schemas/parameter_archive.h): the header (magic,
+# version major and minor, header size, next header's offset, flags, entry count, and the
+# entry, metadata and storage segments as offset and length), and each entry's header (size,
+# type, flags, name and metadata as offset and length in the metadata segment, alignment).
+_IRPA_HEADER = struct.Struct("<4sHHQQQQQQQQQQ")
+_IRPA_ENTRY = struct.Struct("<QIQQQQQQ")
+_IRPA_RANGE = struct.Struct("<QQ")
+_SKIP, _SPLAT, _DATA, _EXTERNAL = range(4)
+_MAX_HEADERS = 1024  # archives linked into one file
+
+
+def check_irpa(path: str | Path) -> None:
+    """Raise UntrustedFileError unless every offset, length and count in the parameter archive
+    at `path` lies inside the file: IREE's reader adds them without checking for overflow
+    (and crashes), and follows an entry's path to any other file.  Files that are not IRPA
+    archives (.gguf, .safetensors) are left to IREE."""
+    with open_regular(path) as stream:
+        if stream.read(4) != b"IRPA":
+            return
+        with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:  # not read: mapped
+            _check_headers(path, data)
+
+
+def _check_headers(path: str | Path, data: mmap.mmap) -> None:
+    """Each archive header in the file, and its entries."""
+    base, seen = 0, 0
+    while True:
+        seen += 1
+        if seen > _MAX_HEADERS or base + _IRPA_HEADER.size > len(data):
+            raise UntrustedFileError(f"{path}: damaged (a header past its end)")
+        (magic, major, _, header_size, following, _, count, *segments) = _IRPA_HEADER.unpack_from(
+            data, base
+        )
+        if magic != b"IRPA" or major != 0:
+            raise UntrustedFileError(f"{path}: not a parameter archive of version 0 (at {base})")
+        entries, metadata, storage = ((base + segments[i], segments[i + 1]) for i in range(0, 6, 2))
+        for start, length in ((base, header_size), entries, metadata, storage):
+            _inside(path, start, length, len(data))
+        if count * _IRPA_ENTRY.size > entries[1]:
+            raise UntrustedFileError(f"{path}: {count:,} entries do not fit in its entry table")
+        _check_entries(path, data, count, entries, metadata[1], storage[1])
+        if not following:
+            return
+        base += following
+
+
+def _check_entries(
+    path: str | Path,
+    data: mmap.mmap,
+    count: int,
+    entries: tuple[int, int],
+    metadata: int,
+    storage: int,
+) -> None:
+    """Each entry of a table inside the entry segment, its name and metadata inside the metadata
+    segment (`metadata` bytes long), its data inside the storage segment (`storage`)."""
+    at, end = entries[0], entries[0] + entries[1]
+    for _ in range(count):
+        _inside(path, at, _IRPA_ENTRY.size, end)
+        size, kind, _, *ranges, _ = _IRPA_ENTRY.unpack_from(data, at)
+        _inside(path, at, max(size, _IRPA_ENTRY.size), end)
+        for offset, length in zip(ranges[::2], ranges[1::2], strict=True):
+            _inside(path, offset, length, metadata)
+        if kind == _EXTERNAL:
+            raise UntrustedFileError(f"{path}: an entry refers to another file; not read")
+        if kind == _DATA:
+            _inside(path, at + _IRPA_ENTRY.size, _IRPA_RANGE.size, at + size)
+            offset, length = _IRPA_RANGE.unpack_from(data, at + _IRPA_ENTRY.size)
+            _inside(path, offset, length, storage)
+        elif kind not in (_SKIP, _SPLAT):
+            raise UntrustedFileError(f"{path}: an entry of unknown type {kind}")
+        at += size + (-size % 16)
+
+
+def _inside(path: str | Path, start: int, length: int, end: int) -> None:
+    """`length` bytes at `start` end by `end` (Python's integers: no sum overflows)."""
+    if start + length > end:
+        raise UntrustedFileError(
+            f"{path}: damaged ({length:,} bytes at {start:,} lie past the {end:,} they must fit in)"
+        )

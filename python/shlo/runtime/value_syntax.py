@@ -102,20 +102,31 @@ def parse_value(text: str, files: NpyFiles | None = None) -> np.ndarray:
         )
     shape, dtype = tuple(int(d) for d in dims.split("x") if d), np.dtype(ELEMENT_TYPES[element])
     _check_size(shape, dtype, text)
-    if not has_values:
-        return np.zeros(shape, dtype)
-    words = [word for word in _SEPARATORS.split(values) if word]
+    words = [word for word in _SEPARATORS.split(values) if word] if has_values else []
     elements = [_element(word, dtype, text) for word in words]
-    count = math.prod(shape)
-    if len(elements) == 1:
-        return np.full(shape, elements[0], dtype)
-    if len(elements) != count:
+    if len(elements) > 1 and len(elements) != math.prod(shape):
         raise UsageError(f"bad value '{text}': {len(elements)} values for shape {spec}")
-    return np.array(elements, dtype).reshape(shape)
+    try:  # numpy refuses some shapes (more than 64 dimensions)
+        if not elements:
+            return np.zeros(shape, dtype)
+        if len(elements) == 1:
+            return np.full(shape, elements[0], dtype)
+        return np.array(elements, dtype).reshape(shape)
+    except ValueError as error:
+        raise UsageError(f"bad value '{_short(text)}': {error}") from None
 
 
 def memory_bytes() -> int:
-    """This machine's physical memory: no value given on a command line can need more."""
+    """The memory free for a new allocation here (Linux's MemAvailable, else the machine's
+    physical memory): no value given on a command line can need more without the kernel
+    killing the process that asks."""
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
@@ -123,11 +134,12 @@ def memory_bytes() -> int:
 
 
 def _check_size(shape: tuple[int, ...], dtype: np.dtype, text: str) -> None:
-    """Refuse a shape whose array would not fit in memory, before allocating it."""
-    size, limit = math.prod(shape) * dtype.itemsize, memory_bytes()
+    """Refuse a shape whose array would not fit in memory twice (the array, and the device
+    buffer it is copied to), before allocating it."""
+    size, limit = math.prod(shape) * dtype.itemsize, memory_bytes() // 2
     if size > limit:
         raise UsageError(
-            f"bad value '{_short(text)}': {size:,} bytes, more than this machine's memory "
+            f"bad value '{_short(text)}': {size:,} bytes, more than half the memory free here "
             f"({limit:,} bytes)"
         )
 

@@ -15,6 +15,7 @@ from shlo.errors import ShloError, UnknownPass, UsageError
 from shlo.ir.check_dialect import has_check_ops, to_generic
 from shlo.ir.diagnostics import Diagnostic, format_all
 from shlo.ir.module import UNNAMED, IRModule, PrintOptions, diagnosed, parse_source
+from shlo.ir.output import native_folder
 from shlo.ir.source import Source
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
 from shlo.pipeline.planner import plan
@@ -80,7 +81,9 @@ class OptPipeline:
             printing=printing,
             print_before=_pass_list(args.mlir_print_ir_before),
             print_after=_pass_list(args.mlir_print_ir_after),
-            tree_dir=args.mlir_print_ir_tree_dir,
+            tree_dir=native_folder(args.mlir_print_ir_tree_dir)
+            if args.mlir_print_ir_tree_dir
+            else None,
             verify_each=args.verify_each,
         )
         contexts = Contexts(policy)
