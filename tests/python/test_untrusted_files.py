@@ -500,27 +500,31 @@ def test_hostile_bundle_metadata_is_one_line(tmp_path, edit, said) -> None:
     one_line_failure(done, said)
 
 
+# How a corrupted heap ends the reader depends on the heap's layout (the paths, the modules
+# loaded): one of glibc's checks aborts, saying which, or a pointer read from the damage faults.
+HEAP_DEATHS = r"SIGABRT: [a-z]|SIGSEGV"
+
+
 @pytest.mark.parametrize(
-    ("damaged", "signal_name"),
+    ("damaged", "deaths"),
     [
         (LIT_INPUTS / "reader_crash.mlirbc", "SIGABRT"),
         (FIXTURES / "reader_segfault.mlirbc", "SIGSEGV"),
-        (FIXTURES / "reader_heap_corruption.mlirbc", "SIGABRT: double free or corruption"),
+        (FIXTURES / "reader_heap_corruption.mlirbc", HEAP_DEATHS),
     ],
 )
-def test_bytecode_that_crashes_the_reader_is_one_line(tmp_path, damaged, signal_name) -> None:
+def test_bytecode_that_crashes_the_reader_is_one_line(tmp_path, damaged, deaths) -> None:
     """The issue's `shlo compile` and `shlo run BUNDLE`: each death of the reader (an abort, a
     SIGSEGV, a heap it corrupted) is one line naming the file and the signal."""
+    crashed = re.compile(rf"bytecode reader crashed on this input \(({deaths})")
     done = run("shlo", "compile", damaged, "-o", tmp_path / "x.vmfb")
-    one_line_failure(done, damaged.name, f"bytecode reader crashed on this input ({signal_name}")
+    assert crashed.search(one_line_failure(done, damaged.name))
     assert not (tmp_path / "x.vmfb").exists()
     bundle = tmp_path / "bundle"
     shutil.copytree(FIXTURE_BUNDLE, bundle)
     shutil.copy(damaged, bundle / "functions" / "forward.bytecode")
     done = run("shlo", "run", bundle, "--input=2x4xf32=1")
-    one_line_failure(
-        done, "forward.bytecode", f"bytecode reader crashed on this input ({signal_name}"
-    )
+    assert crashed.search(one_line_failure(done, "forward.bytecode"))
 
 
 def test_a_damaged_portable_artifact_from_python_is_a_shlo_error(tmp_path) -> None:
@@ -620,7 +624,7 @@ print("still here")
     assert f"reader_crash.mlirbc: {crashed} (SIGABRT" in lines[0]
     for line in lines[1:3]:
         assert f"reader_segfault.mlirbc: {crashed} (SIGSEGV" in line
-    assert f"reader_heap_corruption.mlirbc: {crashed} (SIGABRT" in lines[3]
+    assert re.search(rf"reader_heap_corruption.mlirbc: {crashed} \(({HEAP_DEATHS})", lines[3])
     assert lines[4].startswith(f"{tmp_path / 'ill.vmfb'}: the IREE runtime crashed (SIGILL")
     assert lines[5].startswith("the module: the IREE runtime crashed (SIGILL")
     assert lines[6].startswith("not a valid IREE module (.vmfb)")
