@@ -6,8 +6,6 @@ does not, inside a dispatch: on llvm-cpu and Vulkan its codegen pass
 `truncf`/`extf` pairs between ops into nothing, so a fused chain runs wholly in f32 and rounds
 once, at the store; and llvm-cpu marks every float multiply and add `contract`, so LLVM fuses an
 f16 multiply and the add that reads it into one FMA.  No iree-compile flag turns either off.
-`((x * a + b) * c).exp()` in bf16 differed from eager in a third of its elements; rounded
-here, in none.
 
 This pass writes the rounding of each such result as integer arithmetic on its f32 bits, which
 neither pass can see through: round to nearest even at the type's last significand bit
@@ -20,15 +18,14 @@ whose result can need rounding: arithmetic, conversions and reductions.  Ops in 
 reductions, scatters and sorts are left alone, and so are dynamically shaped results.
 
 A sum is one op to eager, which adds bf16 and f16 in f32 and rounds the total once; IREE added
-f16 in f16, and bf16 in f32 rounded to bf16 after every vector of elements (a row of 64 was
-off by up to 50 ulps).  A one-input bf16 or f16 `reduce` whose body is `add` is therefore
+f16 in f16, and bf16 in f32 rounded to bf16 after every vector of elements.  A one-input bf16 or f16 `reduce` whose body is `add` is therefore
 computed in f32 and converted back, always.
 
 The rounding of results runs only with `results=true`: eager rounds where one of its ops ends,
 and torch-mlir writes some single ops as several StableHLO ops in the tensor's type that count
-on IREE's excess precision (`fmod` and `remainder` are `a - floor(a / b) * b`; rounded after
-each op, three quarters of their bf16 results were wrong, by up to 1.1), and nothing in the
-module tells those apart from the user's own chains.
+on IREE's excess precision (`fmod` and `remainder` are `a - floor(a / b) * b`, wrong when
+rounded after each op), and nothing in the module tells those apart from the user's own
+chains.
 """
 
 from __future__ import annotations
