@@ -18,8 +18,8 @@ whose result can need rounding: arithmetic, conversions and reductions.  Ops in 
 reductions, scatters and sorts are left alone, and so are dynamically shaped results.
 
 A sum is one op to eager, which adds bf16 and f16 in f32 and rounds the total once; IREE added
-f16 in f16, and bf16 in f32 rounded to bf16 after every vector of elements.  A one-input bf16 or f16 `reduce` whose body is `add` is therefore
-computed in f32 and converted back, always.
+f16 in f16, and bf16 in f32 rounded to bf16 after every vector of elements.  A one-input bf16
+or f16 `reduce` whose body is `add` is therefore computed in f32 and converted back, always.
 
 The rounding of results runs only with `results=true`: eager rounds where one of its ops ends,
 and torch-mlir writes some single ops as several StableHLO ops in the tensor's type that count
