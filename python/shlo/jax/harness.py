@@ -86,7 +86,7 @@ class TopK:
 
 
 def _types(inputs: Sequence[np.ndarray]) -> list[str]:
-    return [f"tensor<{type_spec(np.broadcast_to(np.zeros((), a.dtype), a.shape))}>" for a in inputs]
+    return [f"tensor<{type_spec(a)}>" for a in inputs]
 
 
 def _polymorphic(module: IRModule) -> bool:
@@ -263,9 +263,7 @@ CHECKS |= {"gesdd": (svd_mismatch, 3), "gesvd": (svd_mismatch, 3)}
 _CALL = re.compile(r"custom_call @(\w+)")
 
 
-def whole_check(
-    text: str, outputs: int
-) -> Callable[[list[np.ndarray], list[np.ndarray]], str | None] | None:
+def whole_check(text: str, outputs: int) -> WholeCheck | None:
     """The check of a decomposition's outputs as a whole, when the module computes one (a
     LAPACK call of CHECKS) and returns exactly its outputs; else None (value by value)."""
     routines = {routine(target) for target in _CALL.findall(text)} & set(CHECKS)
