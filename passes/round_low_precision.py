@@ -1,4 +1,4 @@
-"""`shlo-round-low-precision`: each bf16 and f16 result rounded once, where eager rounds it.
+"""`shlo-round-low-precision`: each bf16 and f16 result rounded, where eager rounds it.
 
 PyTorch eager (and StableHLO) round the result of every bf16 or f16 op to its type.  IREE 3.13
 does not, inside a dispatch: on llvm-cpu and Vulkan its codegen pass
@@ -17,23 +17,18 @@ a terminator reads are rounded (what a dispatch stores is rounded by the store),
 whose result can need rounding: arithmetic, conversions and reductions.  Ops in the bodies of
 reductions, scatters and sorts are left alone, and so are dynamically shaped results.
 
-A sum is one op to eager, which adds bf16 and f16 in f32 and rounds the total once; IREE added
-f16 in f16, and bf16 in f32 rounded to bf16 after every vector of elements.  A one-input bf16
-or f16 `reduce` whose body is `add` is therefore computed in f32 and converted back, always.
-
-The rounding of results runs only with `results=true`: eager rounds where one of its ops ends,
-and torch-mlir writes some single ops as several StableHLO ops in the tensor's type that count
-on IREE's excess precision (`fmod` and `remainder` are `a - floor(a / b) * b`, wrong when
-rounded after each op), and nothing in the module tells those apart from the user's own
-chains.
+Eager rounds where one of its ops ends, and torch-mlir writes some single ops as several
+StableHLO ops in the tensor's type that count on IREE's excess precision (`fmod` and `remainder`
+are `a - floor(a / b) * b`, wrong when rounded after each op); nothing in the module tells those
+apart from the user's own chains, so this pass is not in the IREE pipeline: a user whose own
+bf16/f16 chains must match eager bit for bit names it.  Sums are `shlo-accumulate-in-f32`'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from shlo.ir.edit import combiner, create, ops_in, producer
+from shlo.ir.edit import create, ops_in, producer
 from shlo.ir.elementwise import compare
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
@@ -54,34 +49,8 @@ _PROGRAM_REGIONS = ("func.func", "stablehlo.while", "stablehlo.if", "stablehlo.c
 _TERMINATORS = ("func.return", "stablehlo.return")
 
 
-@dataclass(frozen=True)
-class RoundOptions:
-    results: bool = field(
-        default=False, metadata={"help": "also round each result that another op reads"}
-    )
-
-
 def _in_f32(kind: Any) -> Any:
     return ir.RankedTensorType.get(kind.shape, ir.F32Type.get())
-
-
-def _sum_in_f32(reduce: Any) -> None:
-    """A sum of 16-bit floats accumulated in f32 and rounded once, in place."""
-    result = reduce.results[0]
-    kind = result.type
-    if len(reduce.operands) != 2 or str(kind.element_type) not in _DROPPED:
-        return
-    if combiner(reduce) != "stablehlo.add":
-        return
-    with ir.InsertionPoint(reduce), reduce.location:
-        for index, operand in enumerate(list(reduce.operands)):
-            reduce.operands[index] = create("stablehlo.convert", _in_f32(operand.type), [operand])
-        body = reduce.regions[0].blocks[0]
-        for value in (*body.arguments, list(body.operations)[0].result, result):
-            value.set_type(_in_f32(value.type))
-    with ir.InsertionPoint.after(reduce), reduce.location:
-        narrow = create("stablehlo.convert", kind, [result])
-    result.replace_all_uses_except(narrow, producer(narrow))
 
 
 def _read_by_ops(value: Any) -> bool:
@@ -126,16 +95,10 @@ def _round_results(op: Any) -> None:
         value.replace_all_uses_except(rounded, producer(wide))
 
 
-@register_pass("shlo-round-low-precision", options=RoundOptions)
-def round_low_precision(module: Any, options: RoundOptions) -> None:
-    """Sum bf16/f16 in f32; with `results`, round each bf16/f16 result that another op reads,
-    in ops IREE cannot fold away."""
+@register_pass("shlo-round-low-precision")
+def round_low_precision(module: Any, options: None) -> None:
+    """Round each bf16/f16 result that another op reads, in ops IREE cannot fold away."""
     with module.context:
-        for op in ops_in(module, "stablehlo.reduce"):
-            if op.parent.name in _PROGRAM_REGIONS:
-                _sum_in_f32(op)
-        if not options.results:
-            return
         for op in ops_in(module):
             if op.name in _ROUNDED and op.parent.name in _PROGRAM_REGIONS:
                 _round_results(op)

@@ -1,6 +1,6 @@
 """bf16 and f16 sums on llvm-cpu give eager's bits: eager adds them in f32 and rounds once,
 while IREE added f16 in f16 and rounded a bf16 sum to bf16 after every vector of elements, until
-`shlo-round-low-precision` made each such sum an f32 one."""
+`shlo-accumulate-in-f32` made each such sum an f32 one."""
 
 from __future__ import annotations
 

@@ -30,7 +30,6 @@ IREE_PREPARE = (
     "shlo-channels-last",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",
-    "shlo-round-low-precision",
     "shlo-hashed-rng",
     "shlo-atan2-edge-cases",
     "shlo-power-edge-cases",

@@ -1,11 +1,10 @@
-// shlo-round-low-precision: bf16/f16 sums are accumulated in f32 and, with results=true, each
-// bf16/f16 result that another op reads is rounded in integer ops on its f32 bits (bf16 at bit 16, f16 at bit
-// 13, NaN kept), which IREE cannot fold away; returned results, f32, ops that only pick or move
-// values, ops in reduction bodies and dynamically shaped results are left as they are.
-// iree-compile takes the result.
-// RUN: shlo-opt %s --shlo-round-low-precision='results=true' | filecheck %s
-// RUN: shlo-opt %s --shlo-round-low-precision | filecheck %s --check-prefix=SUMS
-// RUN: shlo-opt %s --shlo-round-low-precision='results=true' | iree-compile - --iree-input-type=stablehlo --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o /dev/null
+// shlo-round-low-precision: each bf16/f16 result that another op reads is rounded in integer ops
+// on its f32 bits (bf16 at bit 16, f16 at bit 13, NaN kept), which IREE cannot fold away;
+// returned results, f32, ops that only pick or move values, ops in reduction bodies and
+// dynamically shaped results are left as they are.  Run after shlo-accumulate-in-f32, as a user
+// names them; iree-compile takes the result.
+// RUN: shlo-opt %s --shlo-accumulate-in-f32 --shlo-round-low-precision | filecheck %s
+// RUN: shlo-opt %s --shlo-accumulate-in-f32 --shlo-round-low-precision | iree-compile - --iree-input-type=stablehlo --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu -o /dev/null
 
 // CHECK-LABEL: func.func @chain
 // CHECK: %[[M:.*]] = stablehlo.multiply %arg0, %arg1 : tensor<4xbf16>
@@ -30,14 +29,6 @@
 // CHECK-NEXT: %[[ADD:.*]] = stablehlo.add %[[N]], %arg1 : tensor<4xbf16>
 // CHECK-NOT: stablehlo.bitcast_convert
 // CHECK: return %[[ADD]]
-// SUMS-LABEL: func.func @chain
-// SUMS-NEXT: stablehlo.multiply
-// SUMS-NEXT: stablehlo.add
-// SUMS-NEXT: return
-// SUMS-LABEL: func.func @kept
-// SUMS: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
-// SUMS-NEXT: stablehlo.convert %{{.*}} : (tensor<f32>) -> tensor<bf16>
-// SUMS-NEXT: stablehlo.maximum
 func.func @chain(%x: tensor<4xbf16>, %y: tensor<4xbf16>) -> tensor<4xbf16> {
   %0 = stablehlo.multiply %x, %y : tensor<4xbf16>
   %1 = stablehlo.add %0, %y : tensor<4xbf16>
@@ -59,8 +50,8 @@ func.func @half(%x: tensor<2x3xf16>) -> (tensor<2x3xf16>, tensor<2x3xf16>) {
   return %1, %0 : tensor<2x3xf16>, tensor<2x3xf16>
 }
 
-// A conversion from f32 is rounded; a bf16 sum is accumulated in f32 and rounded once, its body
-// left as it is; the maximum (which picks an operand) and the f32 ops are not rounded.
+// A conversion from f32 is rounded; so is the bf16 sum (shlo-accumulate-in-f32 computed it in
+// f32), its body left as it is; the maximum (which picks an operand) and the f32 ops are not rounded.
 // CHECK-LABEL: func.func @kept
 // CHECK: %[[C:[0-9a-z_]+]] = stablehlo.convert %arg0 : (tensor<8xf32>) -> tensor<8xbf16>
 // CHECK-NEXT: stablehlo.convert %[[C]] : (tensor<8xbf16>) -> tensor<8xf32>
