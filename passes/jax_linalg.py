@@ -20,7 +20,7 @@ import subprocess
 import sys
 from typing import Any, cast
 
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import drop_interface_attributes, ops_in
 from shlo.ir.stablehlo import ir
 from shlo.passes.jax_linalg_calls import REWRITTEN, describe, routine
 from shlo.pipeline.python_pass import PassFailure, register_pass
@@ -98,9 +98,7 @@ def _splice(module: Any, text: str, prefix: str) -> str:
     body = module.operation.regions[0].blocks[0]
     for function in list(parsed.body.operations):
         function.detach_from_parent()
-        for attribute in ("arg_attrs", "res_attrs"):  # JAX's result names, for its @main
-            if attribute in function.attributes:
-                del function.attributes[attribute]
+        drop_interface_attributes(function)  # JAX's result names, for its @main
         function.attributes["sym_visibility"] = ir.StringAttr.get("private", module.context)
         body.append(function)
     return f"{prefix}main"

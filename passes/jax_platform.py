@@ -36,14 +36,6 @@ def global_constant(function: Any, index: int) -> str | None:
     )
 
 
-def _drop_argument_attrs(function: Any, index: int) -> None:
-    if "arg_attrs" in function.attributes:
-        kept = [
-            a for i, a in enumerate(ir.ArrayAttr(function.attributes["arg_attrs"])) if i != index
-        ]
-        function.attributes["arg_attrs"] = ir.ArrayAttr.get(kept)
-
-
 def _platforms(module: Any) -> list[str]:
     attributes = module.operation.attributes
     if "jax.platforms" not in attributes:
@@ -77,4 +69,3 @@ def jax_platform(module: Any, options: JaxPlatformOptions) -> None:
             )
         argument.replace_all_uses_with(index.results[0])
         erase_arguments(main, [0])
-        _drop_argument_attrs(main, 0)

@@ -39,8 +39,6 @@ def _folded_prologue(module: Any) -> tuple[Any, list[Any]]:
     with context:
         main = functions(copy)["main"]
         set_results(main, [])
-        if "res_attrs" in main.attributes:
-            del main.attributes["res_attrs"]
         for call in reversed(ops_in(main, "func.call")):
             call.erase()
         passmanager.PassManager.parse(_FOLD).run(copy.operation)

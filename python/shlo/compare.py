@@ -66,12 +66,10 @@ class DeviceReport:
 
 def _with_intermediates(module: IRModule) -> tuple[IRModule, list[tuple[str, str, str]]]:
     """A copy of `module` whose @main also returns every (non-f64) value its top-level ops
-    compute (without its results' attributes, such as JAX's names, which fit only its own)."""
+    compute."""
     context = make_context(ContextPolicy())
     copy = WORLD.ir.Module.parse(module.to_bytecode(), context)
     main = functions(copy)["main"]
-    if "res_attrs" in main.attributes:
-        del main.attributes["res_attrs"]
     block = main.regions[0].blocks[0]
     values, sites = [], []
     for op in list(block.operations)[:-1]:

@@ -1,5 +1,10 @@
-"""tools/jax_sweep.py on a tiny slice of JAX's back-compatibility data: each status it can give,
-its JSON report and exit code, and the comparison it holds shlo's outputs to."""
+"""tools/jax_sweep.py's statuses that the ratchets seldom see (a timeout, a crash, what JAX
+cannot export), IREE on bfloat16 and scatter harnesses, and the comparison shlo's outputs are
+held to.
+
+The sweep's command line, JSON report, pass and refusal verdicts run whole in tools/check: the
+`jax-back-compat` and `jax-harness` ratchets (`tools/check_conformance.py`), which fail on any
+mismatch or on a rate below its floor."""
 
 from __future__ import annotations
 
@@ -25,20 +30,6 @@ def _sweep(tmp_path: Path, *args: str) -> tuple[int, str, list[dict]]:
     done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=600)
     tests = json.loads(report.read_text())["tests"] if report.exists() else []
     return done.returncode, done.stdout, tests
-
-
-def test_back_compat_slice_passes_or_is_refused_by_name(tmp_path: Path) -> None:
-    pattern = r"(potrf|geev).*\[f32\]"
-    code, out, tests = _sweep(
-        tmp_path, "--suite", "back-compat", "--target", "interpreter", "--filter", pattern
-    )
-    assert code == 0, out
-    statuses = {t["name"].split(".")[0]: t for t in tests}
-    assert statuses["cpu_cholesky_lapack_potrf"]["status"] == "pass"
-    refused = statuses["cpu_eig_lapack_geev"]
-    assert refused["status"] == "refused"
-    assert "lapack_sgeev_ffi (general eigen-decomposition)" in refused["detail"]
-    assert "2 cases: pass 1, refused 1 => 50.0% of 2 counted" in out
 
 
 @pytest.mark.slow

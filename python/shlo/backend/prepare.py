@@ -53,6 +53,7 @@ VULKAN_ONLY = (
     "shlo-own-f64-converts",
     "shlo-split-long-reductions",
     "shlo-barrier-dequantized-operands",
+    "shlo-scatter-not-unique",
 )
 
 
@@ -65,8 +66,8 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     warning.  On llvm-cpu, attention's keys are padded to a multiple of 16, and f64 sine,
     cosine and tan have their arguments reduced exactly as the other float types do.  On Vulkan,
     grouped convolutions are split into one per group, i64 constants are taken out of
-    resource blobs, long reductions are split, and reductions of rows longer than Vulkan
-    computes right are refused."""
+    resource blobs, long reductions are split, scatters lose their unique-indices promise,
+    and reductions of rows longer than Vulkan computes right are refused."""
     passes = (
         *(DYNAMIC_SHAPES if "?" in _interface(module) else ()),
         *IREE_PREPARE,

@@ -208,8 +208,6 @@ def _split_results(function: Any, readable: bool) -> list[bool]:
                 parts.append(_readable(value))
             else:
                 parts.append(value)
-    if "res_attrs" in function.attributes:  # one per result; the interpreter reads none
-        del function.attributes["res_attrs"]
     set_results(function, parts)
     return split
 
@@ -248,8 +246,6 @@ def _split_complex_arguments(function: Any) -> list[bool]:
             argument.replace_all_uses_with(
                 create("stablehlo.complex", argument.type, [real, imaginary])
             )
-    if "arg_attrs" in function.attributes:  # one per parameter; the interpreter reads none
-        del function.attributes["arg_attrs"]
     erase_arguments(function, range(len(old)))
     return split
 

@@ -135,9 +135,13 @@ def functions(module: Any) -> dict[str, Any]:
 
 
 def erase_arguments(function: Any, indices: Iterable[int]) -> None:
-    """Erase arguments (already without uses) of `function` and update its type to match."""
+    """Erase arguments (already without uses) of `function` and update its type to match;
+    the erased ones' attributes go with them (all of them, once arguments were added)."""
     entry = function.regions[0].blocks[0]
-    for index in sorted(indices, reverse=True):
+    erased = set(indices)
+    kept = [i for i in range(len(entry.arguments)) if i not in erased]
+    _keep_entries(function, "arg_attrs", kept, len(entry.arguments))
+    for index in sorted(erased, reverse=True):
         entry.erase_argument(index)
     signature = ir.TypeAttr(function.attributes["function_type"]).value
     function.attributes["function_type"] = ir.TypeAttr.get(
@@ -175,9 +179,15 @@ def returned_values(function: Any) -> list[Any]:
 
 
 def set_results(function: Any, values: list[Any]) -> None:
-    """Make `function` return `values` (its signature updated to match)."""
+    """Make `function` return `values` (its signature updated to match).  The results'
+    attributes stay with results that keep their place (all of them, or the old results
+    followed by new ones, which get none); otherwise they no longer fit and are dropped."""
     block = function.regions[0].blocks[0]
     terminator = block.operations[len(block.operations) - 1]
+    old = list(terminator.operands)
+    placed = len(old) == len(values) or old == values[: len(old)]
+    kept = list(range(len(old))) if placed else []
+    _keep_entries(function, "res_attrs", kept, len(old), added=len(values) - len(kept))
     with ir.InsertionPoint.at_block_terminator(block), terminator.location:
         ir.Operation.create("func.return", operands=values)
     terminator.operation.erase()
@@ -190,3 +200,24 @@ def set_results(function: Any, values: list[Any]) -> None:
 def return_also(function: Any, values: list[Any]) -> None:
     """Make `function` return `values` after its own results."""
     set_results(function, [*returned_values(function), *values])
+
+
+def _keep_entries(function: Any, name: str, kept: list[int], count: int, added: int = 0) -> None:
+    """Keep the entries `kept` of `function`'s per-argument or per-result attribute `name`,
+    followed by `added` empty ones, when it has one entry for each of `count`; else drop it
+    (it describes another interface)."""
+    if name not in function.attributes:
+        return
+    entries = list(ir.ArrayAttr(function.attributes[name]))
+    if len(entries) != count or not kept:
+        del function.attributes[name]
+        return
+    empty = [ir.DictAttr.get({})] * added
+    function.attributes[name] = ir.ArrayAttr.get([entries[i] for i in kept] + empty)
+
+
+def drop_interface_attributes(function: Any) -> None:
+    """Drop `function`'s argument and result attributes (what its caller's interface meant)."""
+    for name in ("arg_attrs", "res_attrs"):
+        if name in function.attributes:
+            del function.attributes[name]

@@ -133,17 +133,8 @@ def _return_top_k_operands(module: IRModule) -> list[TopK]:
             found += [TopK(i, position, dimension) for i in indices]
             operands.append(op.operands[0])
         if operands:
-            _drop_interface_attributes(main)
             return_also(main, operands)
     return found
-
-
-def _drop_interface_attributes(main: Any) -> None:
-    """JAX's argument and result annotations, which no longer match once @main's interface
-    changes."""
-    for attribute in ("arg_attrs", "res_attrs"):
-        if attribute in main.attributes:
-            del main.attributes[attribute]
 
 
 def run(module: IRModule, inputs: list[np.ndarray], target: str) -> list[np.ndarray]:

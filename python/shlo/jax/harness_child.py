@@ -68,7 +68,7 @@ def export(case: dict[str, Any], harnesses: dict[str, Any], stem: Path) -> dict[
     try:
         function, args = _program(case, harnesses)
         args = [_as_jax_takes(a) for a in args]
-        jitted = jax.jit(function)
+        jitted = jax.jit(function, keep_unused=True)  # @main takes every input saved
         text = jitted.lower(*args).as_text(debug_info=False)
         outputs = jax.tree.leaves(jitted(*args))
     except Exception as error:  # JAX's own failure, whatever its type, is the case's status
