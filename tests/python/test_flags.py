@@ -14,8 +14,10 @@ from shlo.backend.flags import (
     ModuleFacts,
     iree_compile_flags,
 )
+from shlo.backend.prepare import module_facts
 from shlo.backend.targets import DEVICES, HOST_DEVICES, Target, target_for_device
 from shlo.errors import CompileError
+from shlo.ir.load import load
 from shlo.support.host import l2_bytes_per_thread
 
 VULKAN_FEATURES = "--iree-vulkan-target-features="
@@ -123,6 +125,24 @@ def test_vulkan_asks_for_the_storage_widths_the_module_uses(
 ) -> None:
     asked = [f for f in iree_compile_flags(Target.VULKAN, facts) if f.startswith(VULKAN_FEATURES)]
     assert asked == ([VULKAN_FEATURES + features] if features else [])
+
+
+@pytest.mark.parametrize("visibility", ["", "public "])
+def test_a_public_functions_types_are_its_interface_however_spelled(visibility: str) -> None:
+    """JAX writes `func.func public @main`: its f16, i64 and f64 arguments are the interface
+    (without that, Vulkan read f16 inputs as garbage and demoted i64 ones to i32)."""
+    text = f"""
+    func.func {visibility}@main(%a: tensor<5xf16>, %b: tensor<2xi64>, %c: tensor<f64>)
+        -> tensor<5xf32> {{
+      %0 = stablehlo.convert %a : (tensor<5xf16>) -> tensor<5xf32>
+      return %0 : tensor<5xf32>
+    }}
+    func.func private @unused(%a: tensor<ui8>) -> tensor<ui8> {{
+      return %a : tensor<ui8>
+    }}"""
+    facts = module_facts(load(text))
+    assert (facts.computes_f16, facts.interface_i64, facts.interface_f64) == (True, True, True)
+    assert not facts.computes_8bit
 
 
 def test_a_users_vulkan_target_wins_and_comes_last() -> None:

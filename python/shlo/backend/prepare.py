@@ -177,12 +177,19 @@ def _long_f64_sum(reduce: Any) -> bool:
 
 
 def _interface(module: IRModule) -> str:
-    """The types the public functions take and return, as text."""
+    """The types the public functions take and return, as text (a function is public unless
+    its `sym_visibility` says otherwise; JAX spells it out)."""
     return " ".join(
         str(op.attributes["function_type"])
         for op in module.operation.regions[0].blocks[0].operations
-        if "function_type" in op.attributes and "sym_visibility" not in op.attributes
+        if "function_type" in op.attributes and _public(op)
     )
+
+
+def _public(function: Any) -> bool:
+    if "sym_visibility" not in function.attributes:
+        return True
+    return str(function.attributes["sym_visibility"]) == '"public"'
 
 
 def _mentions(types: str, element_type: str) -> bool:
