@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from shlo.ir.load import load
 from shlo.tools.cli import COMMANDS, main
 
 
@@ -61,6 +62,22 @@ def test_errors_are_one_line(
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("shlo: ") and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("suffix", ["mlir", "mlirbc"])
+def test_running_mlir_says_to_compile_it_first(
+    suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "// a module\nfunc.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+    text += "  return %x : tensor<4xf32>\n}\n"
+    path = tmp_path / f"m.{suffix}"
+    path.write_bytes(text.encode() if suffix == "mlir" else load(text).to_bytecode())
+    assert main(["run", str(path), "--input=4xf32=1"]) == 1
+    kind = "text" if suffix == "mlir" else "bytecode"
+    assert capsys.readouterr().err == (
+        f"shlo: {path} is MLIR {kind}, not a compiled IREE module (.vmfb): compile it first "
+        "(`shlo compile FILE -o FILE.vmfb`)\n"
+    )
 
 
 def test_keep_temps_keeps_what_iree_compile_got_and_the_command_reruns_it(

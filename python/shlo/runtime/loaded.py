@@ -20,6 +20,7 @@ from typing import Any, cast
 import numpy as np
 
 from shlo.errors import RunError
+from shlo.ir.source import BYTECODE_MAGIC
 from shlo.runtime.archives import encoded_archive, parameters_module, stale_encoding
 from shlo.runtime.bindings import ireert, map_dtype_to_element_type
 from shlo.runtime.isolated import try_in_child
@@ -30,6 +31,11 @@ _ALIGNMENT = 4096
 # IREE's failures as its bindings raise them: INVALID_ARGUMENT as ValueError, OUT_OF_RANGE as
 # IndexError (a damaged module's "bytecode data overrun"), every other status as RuntimeError.
 _IREE_ERRORS = (RuntimeError, ValueError, IndexError)
+# How MLIR text opens, after comments: a module, a function, an attribute or type alias, a
+# generic op, or a file-level metadata block.
+_MLIR_TEXT = re.compile(
+    rb'\s*(?://[^\n]*\n\s*)*(?:module\b|func\.func\b|[#!][\w.$-]+\s*=|"[\w.]+"\s*\(|\{-#)'
+)
 # `%arg0: tensor<2x?xf32>` or `tensor<4xcomplex<f32>>` (element types nest one level), or `i64`
 _ARGUMENT = re.compile(r"%\w+: (tensor<((?:[^<>]|<[^<>]*>)*)>|[a-z]\w*)")
 _DIMS = re.compile(r"((?:(?:\d+|\?)x)*)(.+)")
@@ -122,6 +128,7 @@ class LoadedModule:
         self.device_name = device
         data = read_bytes(vmfb) if isinstance(vmfb, (str, Path)) else vmfb
         if not isinstance(data, TrustedVmfb):
+            refuse_mlir(data, "the module" if vmfb is data else str(vmfb))
             try_in_child(data, "the module" if vmfb is data else str(vmfb), device, parameters)
         self._context = ireert.SystemContext(config=ireert.Config(device))
         try:
@@ -248,6 +255,20 @@ def _invoked(invoke: Callable[..., Any], function: str, vm_function: Any, argume
     except _IREE_ERRORS as error:
         raise RunError(f"{function}: {error}") from None
     return results
+
+
+def refuse_mlir(data: bytes, name: str) -> None:
+    """MLIR handed to the runtime is a step skipped, not a damaged module: say which step."""
+    if data.startswith(BYTECODE_MAGIC):
+        kind = "MLIR bytecode"
+    else:
+        if not _MLIR_TEXT.match(data):
+            return
+        kind = "MLIR text"
+    raise RunError(
+        f"{name} is {kind}, not a compiled IREE module (.vmfb): compile it first "
+        "(`shlo compile FILE -o FILE.vmfb`)"
+    )
 
 
 def _registration_failure(message: str, device: str, parameters: str | Path | None) -> str:

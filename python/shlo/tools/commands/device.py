@@ -11,7 +11,7 @@ import numpy as np
 
 from shlo.backend.targets import DEVICES, target_for_device
 from shlo.runtime.isolated import run_isolated
-from shlo.runtime.loaded import LoadedModule, TrustedVmfb
+from shlo.runtime.loaded import LoadedModule, TrustedVmfb, refuse_mlir
 from shlo.runtime.untrusted import read_bytes
 from shlo.runtime.value_syntax import parse_values
 from shlo.tools.commands import PROG
@@ -43,7 +43,10 @@ def loaded(args: argparse.Namespace) -> tuple[LoadedModule, list[np.ndarray]]:
         target = target_for_device(args.device)
         module = Bundle(args.module, target=target.value, device=args.device).loaded
     else:
-        vmfb = TrustedVmfb(read_bytes(args.module)) if args.isolate else args.module
+        vmfb = args.module
+        if args.isolate:
+            vmfb = TrustedVmfb(read_bytes(args.module))
+            refuse_mlir(vmfb, args.module)
         module = LoadedModule(vmfb, args.device, args.parameters)
     return module, parse_values(args.input)
 
