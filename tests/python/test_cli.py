@@ -80,6 +80,30 @@ def test_running_mlir_says_to_compile_it_first(
     )
 
 
+@pytest.mark.parametrize("option", ["-o", "--parameters"])
+def test_compile_never_writes_over_its_input(
+    option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "m.mlir"
+    text = "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}\n"
+    source.write_text(text)
+    (tmp_path / "link.mlir").symlink_to(source)
+    argv = [
+        "compile",
+        str(source),
+        "-o",
+        str(tmp_path / "m.vmfb"),
+        option,
+        str(tmp_path / "link.mlir"),
+    ]
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        f"shlo: {option.replace('-o', '--output')} {tmp_path / 'link.mlir'} is the input itself; "
+        "compiling over it would lose it\n"
+    )
+    assert source.read_text() == text
+
+
 def test_keep_temps_keeps_what_iree_compile_got_and_the_command_reruns_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

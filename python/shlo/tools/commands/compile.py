@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from shlo.backend.compile import compile_module
+from shlo.errors import UsageError
 from shlo.ir.output import write_file
 from shlo.tools.commands import PROG
 from shlo.tools.commands.mlir_file import read_module
@@ -29,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    for name, path in (("--output", args.output), ("--parameters", args.parameters)):
+        if path is not None and _same_file(path, args.input):
+            raise UsageError(f"{name} {path} is the input itself; compiling over it would lose it")
     with Steps(2, quiet=args.quiet) as steps:
         with steps.step(f"reading {args.input}"):
             if Path(args.input).is_dir():
@@ -50,3 +55,10 @@ def run(args: argparse.Namespace) -> int:
     write_file(args.output, compiled.vmfb)
     print(f"{PROG}: compiled with: {compiled.command_line()}", file=sys.stderr)
     return 0
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:  # one of them does not exist (yet)
+        return False
