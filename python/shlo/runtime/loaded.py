@@ -170,14 +170,15 @@ class LoadedModule:
             self._functions[function] = (self._lookup(function), specs, element_types)
         return self._functions[function]
 
-    def __call__(self, function: str, *inputs: Any) -> list[np.ndarray]:
-        """Call `function`; inputs are checked against its signature before anything runs."""
+    def __call__(self, function: str, *inputs: Any, names: Sequence[str] = ()) -> list[np.ndarray]:
+        """Call `function`; inputs are checked against its signature before anything runs.
+        `names`: what the caller calls each input, for the messages (else its index)."""
         arrays = [np.require(value, requirements="C") for value in inputs]  # keeps 0-d arrays 0-d
         vm_function, specs, element_types = self._function(function)
         if specs and len(specs) != len(arrays):
             raise RunError(f"{function}: expected {len(specs)} inputs, got {len(arrays)}")
         for index, (spec, array) in enumerate(zip(specs, arrays, strict=False)):
-            spec.check(f"{function} input {index}", array)
+            spec.check(names[index] if index < len(names) else f"{function} input {index}", array)
         arguments = ireert.VmVariantList(len(arrays))
         for index, array in enumerate(arrays):
             given = specs[index] if specs else None
@@ -195,13 +196,15 @@ class LoadedModule:
             for i in range(results.size)
         ]
 
-    def invoker(self, function: str) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
+    def invoker(
+        self, function: str, names: Sequence[str] = ()
+    ) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
         """`function` as a call whose signature work is done once (torch.compile's per-call
         path).  Inputs that do not match exactly (dtype, shape, layout) take the checked path
-        of `__call__`, which converts them or says what is wrong."""
+        of `__call__`, which converts them or says what is wrong (by `names`)."""
         vm_function, specs, element_types = self._function(function)
         if not specs or None in element_types or any(None in s.shape for s in specs):
-            return lambda arrays: self(function, *arrays)
+            return lambda arrays: self(function, *arrays, names=names)
         expected = [(np.dtype(ELEMENT_TYPES[s.element_type]), s.shape) for s in specs]
         plan = list(zip(expected, element_types, strict=True))
         allocate, device = self.device.allocator.allocate_buffer_copy, self.device
@@ -211,11 +214,11 @@ class LoadedModule:
 
         def call(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
             if len(arrays) != len(plan):
-                return self(function, *arrays)
+                return self(function, *arrays, names=names)
             arguments = ireert.VmVariantList(len(plan))
             for array, ((dtype, shape), element_type) in zip(arrays, plan, strict=True):
                 if array.dtype != dtype or array.shape != shape or not array.flags.c_contiguous:
-                    return self(function, *arrays)
+                    return self(function, *arrays, names=names)
                 arguments.push_ref(
                     allocate(
                         memory_type=memory,
