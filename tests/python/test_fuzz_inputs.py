@@ -6,10 +6,12 @@ Each mutant (bytes flipped, cut short, a run of bytes repeated or dropped) of a 
 them), .npy, bundle metadata file and cache entry (a compile, and the list of passes), and each
 hostile input (`hostile`: a field of a format its reader reads, set to an extreme: an `.npy`
 header's shape, dtype and order; an archive's offsets, lengths and counts; each key of bundle
-metadata; MLIR's dimensions, element types, literals and nesting; each form of an `--input`
-value, and files that are no regular file) goes through each of its commands (as `python -m`
-runs them, forked from a process that has imported what they import) and each of its Python
-calls (in a long-lived Python process, `API`).
+metadata; MLIR's dimensions, element types, literals and nesting; MLIR bytecode's version,
+sections, string and dialect tables; every field of a `.vmfb`'s FlatBuffer, its zip header and
+its embedded ELF; a cache entry's seal, and entries that are no regular file; each form of an
+`--input` value, and files that are no regular file) goes through each of its commands (as
+`python -m` runs them, forked from a process that has imported what they import) and each of
+its Python calls (in a long-lived Python process, `API`).
 Whatever the damage:
 
   - the command ends with exit 0 or 1 (never a signal, never a hang), says why in one line
@@ -21,8 +23,9 @@ Whatever the damage:
     outside it changes (an escape: the valid inputs every mutant is made from are checked).
 
 A failure names the kind and seed: `mutant(data, kind, seed)` (or `hostile`) rebuilds that
-input.  `SHLO_FUZZ_COUNT` sets how many mutants per kind (fewer for the kinds whose every mutant
-compiles, `_COSTLY`), `SHLO_FUZZ_HOSTILE_COUNT` how many hostile inputs; the slow tests run
+input.  `SHLO_FUZZ_COUNT` (1) sets how many mutants per kind the default run takes (fewer for
+the kinds whose every mutant compiles, `_COSTLY`), `SHLO_FUZZ_HOSTILE_COUNT` (1) how many hostile
+inputs, all through workers shared by every test (`Workers`); the slow tests run
 `SHLO_FUZZ_SLOW_COUNT` (1,000) more of each kind, from the seed after those on (every hostile
 variant, at most), `SHLO_FUZZ_WORKERS` (2) at a time.  Each kind prints its tally by
 command and call (`pytest -s`).
@@ -56,12 +59,12 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from shlo.ir.versions import unsealed
+from shlo.ir.versions import sealed, unsealed
 
 FIXTURE_BUNDLE = Path(__file__).resolve().parent / "fixtures" / "torch_xla_bundle"
-COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "2"))
+COUNT = int(os.environ.get("SHLO_FUZZ_COUNT", "1"))
 SLOW_COUNT = int(os.environ.get("SHLO_FUZZ_SLOW_COUNT", "1000"))
-HOSTILE_COUNT = int(os.environ.get("SHLO_FUZZ_HOSTILE_COUNT", "2"))
+HOSTILE_COUNT = int(os.environ.get("SHLO_FUZZ_HOSTILE_COUNT", "1"))
 WORKERS = int(os.environ.get("SHLO_FUZZ_WORKERS", "2"))
 TIMEOUT = 180  # seconds: beyond any one read here (the bytecode guard gives up at 60 s)
 SENTINEL = b"the output before the run\n"
@@ -405,22 +408,9 @@ def _irpa_fields(data: bytes) -> list[tuple[int, str]]:
 
 
 def _hostile_irpa(data: bytes) -> list[bytes]:
-    """Each integer field of the archive's header and entries set to each extreme: zero, the
-    file's size and past it, "negative" (2**64 - k), the largest, and another field's value
-    (segments that overlap)."""
-    fields = _irpa_fields(data)
-    variants = []
-    for offset, format_ in fields:
-        bits = 8 * struct.calcsize(format_)
-        others = {struct.unpack_from(f, data, o)[0] for o, f in fields}
-        for value in sorted({0, 1, 3, 4, 16, len(data) - 1, len(data), len(data) + 1,
-                             2**(bits - 1) - 1, 2**(bits - 1), 2**bits - 16, 2**bits - 1,
-                             *others}):  # fmt: skip
-            damaged = bytearray(data)
-            struct.pack_into(format_, damaged, offset, value % 2**bits)
-            if damaged != data:
-                variants.append(bytes(damaged))
-    return variants
+    """Each integer field of the archive's header and entries at each extreme (`_extremes`),
+    another field's value included."""
+    return _extremes(data, _irpa_fields(data))
 
 
 def _hostile_values(_: bytes) -> list[bytes]:
@@ -440,8 +430,298 @@ def _hostile_values(_: bytes) -> list[bytes]:
     return [v.encode("utf8", "surrogateescape") for v in variants]
 
 
-HOSTILE = {"mlir": _hostile_mlir, "npy": _hostile_npy, "meta": _hostile_meta,
-           "irpa": _hostile_irpa, "packed": _hostile_irpa, "value": _hostile_values}  # fmt: skip
+def _varint(value: int, width: int = 0) -> bytes:
+    """`value` as MLIR bytecode's PrefixVarInt, in `width` bytes (0: as few as it takes; 9: the
+    form that holds any 64-bit value)."""
+    value %= 2**64
+    width = width or next((n for n in range(1, 9) if value < 1 << 7 * n), 9)
+    if width == 9:
+        return b"\0" + value.to_bytes(8, "little")
+    return ((value << width) | 1 << (width - 1)).to_bytes(width, "little")
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    """The PrefixVarInt at `at`, and where it ends."""
+    if data[at] == 0:
+        return int.from_bytes(data[at + 1 : at + 9], "little"), at + 9
+    width = (data[at] & -data[at]).bit_length()  # its trailing zeros, and 1
+    return int.from_bytes(data[at : at + width], "little") >> width, at + width
+
+
+@dataclasses.dataclass
+class _Section:
+    """Where one section of MLIR bytecode lies: its id byte, its header's varints (length, and
+    alignment when it has one), its body."""
+
+    start: int
+    header: list[int]
+    body: int
+    end: int
+
+
+def _sections(data: bytes, at: int, end: int) -> list[_Section]:
+    """The sections between `at` and `end` (MLIR's `parseSection`: an id byte whose top bit says
+    an alignment follows, the length, the alignment, padding up to it)."""
+    sections = []
+    while at < end:
+        start, aligned = at, data[at] & 0x80
+        length, at = _read_varint(data, at + 1)
+        header = [start + 1]
+        if aligned:
+            header.append(at)
+            _, at = _read_varint(data, at)
+            while data[at] == 0xCB:  # the alignment padding
+                at += 1
+        sections.append(_Section(start, header, at, at + length))
+        at += length
+    return sections
+
+
+def _bytecode_varints(data: bytes) -> tuple[list[int], int, list[_Section]]:
+    """Where the varints MLIR's bytecode reader reads first lie (the version; each section's
+    length and alignment, and the first varints of its body; the string table's count and
+    lengths; each dialect's name and its version, a section of its own), where the producer
+    string starts, and the sections."""
+    _, producer = _read_varint(data, 4)
+    sections = _sections(data, data.index(0, producer) + 1, len(data))
+    varints = [4]
+    for section in sections:
+        varints += section.header
+        at = section.body
+        for _ in range(8):  # the first varints of each body: counts, offsets, indices
+            if at >= section.end:
+                break
+            varints.append(at)
+            _, at = _read_varint(data, at)
+        if data[section.start] & 0x7F == 0:  # strings: their count, then each one's length
+            count, at = _read_varint(data, section.body)
+            for _ in range(count):
+                varints.append(at)
+                _, at = _read_varint(data, at)
+        if data[section.start] & 0x7F == 1:  # dialects: a name (and a version) each
+            count, at = _read_varint(data, section.body)
+            for _ in range(count):
+                varints.append(at)
+                name, at = _read_varint(data, at)
+                if name & 1:  # its version: a section of its own
+                    (version,) = _sections(data, at, at + 1)
+                    varints += version.header
+                    inner = version.body
+                    while inner < version.end:
+                        varints.append(inner)
+                        _, inner = _read_varint(data, inner)
+                    at = version.end
+    return sorted(set(varints)), producer, sections
+
+
+def _hostile_bytecode(data: bytes) -> list[bytes]:
+    """MLIR bytecode as its reader reads it (mlir/lib/Bytecode/Reader): each varint it reads
+    first (the version, section lengths and alignments, counts, string lengths, dialect names
+    and versions) set to each extreme and written in its widest form; each section given every
+    id, an alignment, dropped, doubled, swapped with the next or cut inside; the producer
+    string without its end, empty or naming other StableHLO versions."""
+    varints, producer, sections = _bytecode_varints(data)
+    variants = []
+    for at in varints:
+        value, end = _read_varint(data, at)
+        for new in sorted({0, 1, 2, 3, 7, value - 1, value + 1, len(data), len(data) - at,
+                           2**31, 2**32, 2**63, 2**64 - 1} - {value, -1}):  # fmt: skip
+            variants.append(data[:at] + _varint(new) + data[end:])
+        variants.append(data[:at] + _varint(value, 9) + data[end:])
+    for i, section in enumerate(sections):
+        variants += _section_variants(data, section, sections[i + 1 : i + 2])
+    for name in set(re.findall(rb"[a-z_.]+\0", data)):  # strings MLIR's messages quote
+        variants.append(data.replace(name, b"\xf4" + name[1:]))
+    end = data.index(0, producer)
+    for name in [b"", b"x" * 65536, b"\xff\xfe", b"StableHLO_v0.0.0", b"StableHLO_v99.0.0",
+                 b"StableHLO_v1.0", b"StableHLO_v" + b"9" * 100 + b".0.0",
+                 b"MLIR99.0.0git"]:  # fmt: skip
+        variants.append(data[:producer] + name + data[end:])
+    return [*variants, data[:end] + b"x" + data[end + 1 :], data[:end]]
+
+
+def _section_variants(data: bytes, section: _Section, after: list[_Section]) -> list[bytes]:
+    """`section` given every id (and an alignment), dropped, doubled, swapped with the one
+    `after` it, cut in its header and its body."""
+    head, body, tail = data[: section.start], data[section.start : section.end], data[section.end :]
+    variants = [head + bytes([new | body[0] & 0x80]) + body[1:] + tail
+                for new in [*range(10), 0x7F] if new != body[0] & 0x7F]  # fmt: skip
+    if not body[0] & 0x80:
+        length = body[1 : section.body - section.start]
+        for alignment in [0, 3, 64, 2**32]:
+            variants.append(head + bytes([body[0] | 0x80]) + length + _varint(alignment)
+                            + data[section.body :])  # fmt: skip
+    variants += [head + tail, head + body + body + tail]
+    for next_ in after:
+        variants.append(head + data[next_.start : next_.end] + body + data[next_.end :])
+    for cut in sorted({section.start + 1, section.body, (section.body + section.end) // 2}):
+        variants.append(data[:cut])
+    return variants
+
+
+def _flatbuffer_fields(data: bytes, at: int, table: str) -> Iterator[tuple[int, str, str]]:
+    """Where each integer a FlatBuffer reader reads lies in the table at `at` of IREE's
+    `bytecode_module_def.fbs` (`_VMFB_TABLES`), its struct format and, for the length of a
+    string or vector, `TABLE.SLOT:KIND`: the table's vtable offset, the vtable's sizes and
+    slots, each scalar, each offset to a string, vector or table, and each length; then those
+    of the tables it holds."""
+    vtable = at - struct.unpack_from("<i", data, at)[0]
+    size = struct.unpack_from("<H", data, vtable)[0]
+    yield from [(at, "<i", ""), (vtable, "<H", ""), (vtable + 2, "<H", "")]
+    for slot, kind in enumerate(_VMFB_TABLES[table][: (size - 4) // 2]):
+        yield vtable + 4 + 2 * slot, "<H", ""
+        offset = struct.unpack_from("<H", data, vtable + 4 + 2 * slot)[0]
+        field = at + offset
+        if not offset:
+            continue
+        if kind in _SCALARS:
+            yield field, _SCALARS[kind], ""
+            continue
+        yield field, "<I", ""
+        target = field + struct.unpack_from("<I", data, field)[0]
+        if kind in _VMFB_TABLES:
+            yield from _flatbuffer_fields(data, target, kind)
+            continue
+        yield target, "<I", f"{table}.{slot}:{kind}"  # a string's or a vector's length
+        element = kind.strip("[]")
+        for i in range(struct.unpack_from("<I", data, target)[0] if kind != "string" else 0):
+            if element in _VMFB_TABLES:
+                item = target + 4 + 4 * i
+                yield item, "<I", ""
+                yield from _flatbuffer_fields(
+                    data, item + struct.unpack_from("<I", data, item)[0], element
+                )
+            elif element == "FunctionDescriptor":
+                for offset, format_ in _packed(target + 4 + 20 * i, _DESCRIPTOR):
+                    yield offset, format_, ""
+
+
+_SCALARS = {"u8": "<B", "u32": "<I", "i32": "<i", "u64": "<Q"}
+_DESCRIPTOR = ["<i", "<i", "<I", "<h", "<h", "<h", "<h"]  # a FunctionDescriptor struct
+# Each table of iree/schemas/bytecode_module_def.fbs, its fields in slot order (a union takes
+# two slots: its type, then its value).
+_VMFB_TABLES = {
+    "BytecodeModuleDef": ["string", "u32", "u32", "[AttrDef]", "[TypeDef]",
+                          "[ModuleDependencyDef]", "[ImportFunctionDef]", "[ExportFunctionDef]",
+                          "[FunctionSignatureDef]", "[RodataSegmentDef]", "[RwdataSegmentDef]",
+                          "ModuleStateDef", "[FunctionDescriptor]", "u32", "[u8]",
+                          "DebugDatabaseDef"],
+    "AttrDef": ["string", "string"],
+    "TypeDef": ["string"],
+    "FunctionSignatureDef": ["string", "[AttrDef]"],
+    "ModuleDependencyDef": ["string", "u32", "u32"],
+    "ImportFunctionDef": ["string", "FunctionSignatureDef", "u32"],
+    "ExportFunctionDef": ["string", "i32"],
+    "RodataSegmentDef": ["u8", "UncompressedDataDef", "[u8]", "u64", "u64"],
+    "UncompressedDataDef": [],
+    "RwdataSegmentDef": ["i32"],
+    "ModuleStateDef": ["i32", "i32"],
+    "DebugDatabaseDef": [],
+}  # fmt: skip
+# The zip local file header IREE's archive reader skips (iree/vm/bytecode/archive.c).
+_ZIP_HEADER = ["<I", "<H", "<H", "<H", "<H", "<H", "<I", "<I", "<I", "<H", "<H"]
+# ELF64's header after its identification, as IREE's embedded ELF loader reads it
+# (iree/hal/local/elf/elf_module.c), and a program header's fields.
+_ELF_HEADER = ["<H", "<H", "<I", "<Q", "<Q", "<Q", "<I", "<H", "<H", "<H", "<H", "<H", "<H"]
+_ELF_SEGMENT = ["<I", "<I", "<Q", "<Q", "<Q", "<Q", "<Q", "<Q"]
+
+
+def _packed(start: int, formats: list[str]) -> list[tuple[int, str]]:
+    """Where each of consecutive fields of `formats` lies, from `start`."""
+    fields = []
+    for format_ in formats:
+        fields.append((start, format_))
+        start += struct.calcsize(format_)
+    return fields
+
+
+def _vmfb_fields(data: bytes) -> list[tuple[int, str, str]]:
+    """Where each integer IREE's module loader reads lies (as `_flatbuffer_fields` says): the
+    zip header before the module, the FlatBuffer's size prefix and root, every field of its
+    tables, and the header and program headers of each ELF it embeds (the executables)."""
+    names, extra = struct.unpack_from("<HH", data, 26)
+    base = 30 + names + extra
+    fields = [*_packed(0, _ZIP_HEADER), (base, "<I"), (base + 4, "<I")]
+    at = data.find(b"\x7fELF")
+    while at >= 0:
+        fields += _packed(at + 16, _ELF_HEADER)
+        segments = struct.unpack_from("<Q", data, at + 32)[0]
+        for i in range(struct.unpack_from("<H", data, at + 56)[0]):
+            fields += _packed(at + segments + 56 * i, _ELF_SEGMENT)
+        at = data.find(b"\x7fELF", at + 1)
+    root = base + 4 + struct.unpack_from("<I", data, base + 4)[0]
+    module = _flatbuffer_fields(data, root, "BytecodeModuleDef")
+    return [(offset, format_, "") for offset, format_ in fields] + list(module)
+
+
+def _extremes(data: bytes, fields: list[tuple[int, str]], others: bool = True) -> list[bytes]:
+    """Each integer field set to each extreme: zero, small, the file's size and past it,
+    "negative" (2**bits - k), the largest of its sign, and (with `others`: few fields) each
+    other field's value (segments that overlap)."""
+    values = {struct.unpack_from(f, data, o)[0] for o, f in fields} if others else set()
+    variants = []
+    for offset, format_ in fields:
+        bits = 8 * struct.calcsize(format_)
+        for value in sorted({0, 1, 3, 4, 16, len(data) - 1, len(data), len(data) + 1,
+                             2**(bits - 1) - 1, 2**(bits - 1), 2**bits - 16, 2**bits - 1,
+                             *values}):  # fmt: skip
+            damaged = bytearray(data)
+            struct.pack_into(format_.upper(), damaged, offset, value % 2**bits)
+            if damaged != data:
+                variants.append(bytes(damaged))
+    return variants
+
+
+def _hostile_vmfb(data: bytes) -> list[bytes]:
+    """An IREE module as its loader and verifier read it (iree/vm/bytecode/archive.c,
+    module.c, verifier.c): every integer field at each extreme (`_extremes`); each string
+    (module, function, type and import names, calling conventions) with bytes that are not
+    UTF-8, a NUL, its end dropped, and each calling convention's every character swapped for
+    each type code; each byte of the first function bodies (the bytecode) set to the largest
+    opcode and to the next one."""
+    fields = _vmfb_fields(data)
+    variants = _extremes(data, [(offset, format_) for offset, format_, _ in fields], others=False)
+    for at, _, what in fields:
+        length, text = struct.unpack_from("<I", data, at)[0], at + 4
+        if what.endswith(":string"):
+            for new in [b"\xff" * length, b"\0" + data[text + 1 : text + length]]:
+                variants.append(data[:text] + new[:length] + data[text + length :])
+            variants.append(data[: text + length] + b"x" + data[text + length + 1 :])
+            if data[text : text + 1] == b"0":  # a calling convention: 0, arguments, _, results
+                for i in range(1, length):
+                    for code in b"_iIrvX":
+                        variants.append(data[: text + i] + bytes([code]) + data[text + i + 1 :])
+        elif what == "BytecodeModuleDef.14:[u8]":  # bytecode_data: the first functions'
+            for i in range(text, text + min(length, 256)):
+                for byte in (0xFF, (data[i] + 1) % 256):
+                    variants.append(data[:i] + bytes([byte]) + data[i + 1 :])
+    return variants
+
+
+# Cache entries that are no regular file (`Inputs.place` makes them): a FIFO, a folder, a
+# symlink to /dev/zero, a symlink to an entry outside the folder.
+_NOT_FILES = (b"\0fifo", b"\0folder", b"\0zero", b"\0outside")
+
+
+def _hostile_cache(data: bytes) -> list[bytes]:
+    """A compile cache entry (`shlo.ir.versions.sealed`): its seal missing, altered, cut or
+    doubled; an empty entry, sealed or not; the module damaged since it was sealed (a sample
+    of `_hostile_vmfb`'s variants, the seal as it was); and entries that are no regular file
+    (`_NOT_FILES`)."""
+    vmfb = unsealed(data)
+    seal = data[len(vmfb) :]
+    digit = seal[-1:].translate(bytes.maketrans(b"0123456789abcdef", b"123456789abcdef0"))
+    variants = [vmfb, data[:-1], data + b"\n", vmfb + seal + seal, b"", seal, sealed(b""),
+                seal[:-64] + seal[-64:].upper(), data[:-1] + digit, *_NOT_FILES]  # fmt: skip
+    damaged = _hostile_vmfb(vmfb)
+    variants += [variant + seal for variant in damaged[:: max(1, len(damaged) // 500)]]
+    return variants
+
+
+HOSTILE = {"mlir": _hostile_mlir, "mlirbc": _hostile_bytecode, "vhlo": _hostile_bytecode,
+           "vmfb": _hostile_vmfb, "irpa": _hostile_irpa, "packed": _hostile_irpa,
+           "npy": _hostile_npy, "meta": _hostile_meta, "cache": _hostile_cache,
+           "value": _hostile_values}  # fmt: skip
 
 
 @cache
@@ -515,7 +795,7 @@ class Inputs:
             return work / "input.irpa"
         if kind == "cache":  # the entries a compile and a pass pipeline find (and evict)
             (work / "cache").mkdir(exist_ok=True)
-            (work / "cache" / self.entry.name).write_bytes(damaged)
+            self._entry(work / "cache" / self.entry.name, damaged)
             seed = int(work.name.rpartition("-")[2])
             passes = mutant(self.passes.read_bytes(), "cache-text", seed)
             (work / "cache" / self.passes.name).write_bytes(passes)
@@ -536,6 +816,17 @@ class Inputs:
             return work / "input.value"
         (work / f"input.{kind}").write_bytes(damaged)
         return work / f"input.{kind}"
+
+    def _entry(self, path: Path, damaged: bytes) -> None:
+        """A cache entry at `path` (replacing what a run left there): `damaged`'s bytes, or what
+        `_NOT_FILES` names."""
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        path.unlink(missing_ok=True)
+        made = {b"\0fifo": lambda: os.mkfifo(path), b"\0folder": path.mkdir,
+                b"\0zero": lambda: path.symlink_to("/dev/zero"),
+                b"\0outside": lambda: path.symlink_to(self.entry)}  # fmt: skip
+        made.get(damaged, lambda: path.write_bytes(damaged))()
 
     def commands(self, kind: str, source: Path, out: Path) -> dict[str, tuple]:
         """Each command reading `source` as a `kind` input and writing `out`, by name."""
@@ -653,6 +944,36 @@ class Worker:
         self.caller.close()
 
 
+class Workers:
+    """The battery's workers, shared by every test here: each starts its server and its Python
+    caller (seconds of imports) once, not once a test."""
+
+    def __init__(self, inputs: Inputs, root: Path) -> None:
+        self.inputs = inputs
+        self.root = root
+        self.idle: list[Worker] = []
+        self.opened = 0
+        self.lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def borrow(self) -> Iterator[Worker]:
+        with self.lock:
+            worker = self.idle.pop() if self.idle else None
+            self.opened += worker is None
+            number = self.opened
+        if worker is None:
+            worker = Worker(self.inputs, self.root / f"worker-{number}")
+        try:
+            yield worker
+        finally:
+            with self.lock:
+                self.idle.append(worker)
+
+    def close(self) -> None:
+        for worker in self.idle:
+            worker.close()
+
+
 _PROBLEMS = ("traceback", "caller death", "hang", "clobber", "leftover", "escape", "verbose")
 
 
@@ -748,22 +1069,25 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
     return Inputs(tmp_path_factory.mktemp("valid"))
 
 
-def _battery(inputs: Inputs, kind: str, seeds: range, root: Path, damage: Damage = mutant) -> None:
+@pytest.fixture(scope="module")
+def workers(inputs: Inputs, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
+    shared = Workers(inputs, tmp_path_factory.mktemp("workers"))
+    yield shared
+    shared.close()
+
+
+def _battery(workers: Workers, kind: str, cases: list[tuple[Damage, int]], root: Path) -> None:
+    """Each `(damage, seed)` input of `kind` through `check`, `WORKERS` at a time; prints the
+    tally and fails on any problem."""
+    inputs = workers.inputs
     before = inputs.digest()
-    workers, opened = threading.local(), []  # a server and a Python caller per thread
 
-    def one(seed: int) -> tuple[list[str], list[str]]:
-        if not hasattr(workers, "worker"):
-            workers.worker = Worker(inputs, root / f".worker-{threading.get_ident()}")
-            opened.append(workers.worker)
-        return check(workers.worker, kind, seed, root, damage)
+    def one(case: tuple[Damage, int]) -> tuple[list[str], list[str]]:
+        with workers.borrow() as worker:
+            return check(worker, kind, case[1], root, case[0])
 
-    try:
-        with ThreadPoolExecutor(WORKERS) as pool:
-            results = list(pool.map(one, seeds))
-    finally:
-        for worker in opened:
-            worker.close()
+    with ThreadPoolExecutor(WORKERS) as pool:
+        results = list(pool.map(one, cases))
     problems = [problem for _, found in results for problem in found]
     tally = Counter(outcome for outcomes, _ in results for outcome in outcomes)
     if inputs.digest() != before:
@@ -775,8 +1099,10 @@ def _battery(inputs: Inputs, kind: str, seeds: range, root: Path, damage: Damage
     for outcome, n in tally.items():
         name, said = outcome.split(": ", 1)
         by_entry.setdefault(name, Counter())[said] += n
-    print(f"\n{kind}: {len(seeds)} {damage.__name__}s (seeds {seeds.start}-{seeds.stop - 1}); "
-          + "problems: " + ", ".join(f"{found[p]} {p}" for p in _PROBLEMS))  # fmt: skip
+    ran = Counter(damage.__name__ for damage, _ in cases)
+    print(f"\n{kind}: " + ", ".join(f"{n} {name}s" for name, n in ran.items())
+          + f" (seeds {min(s for _, s in cases)}-{max(s for _, s in cases)}); problems: "
+          + ", ".join(f"{found[p]} {p}" for p in _PROBLEMS))  # fmt: skip
     for name, said in by_entry.items():
         print(f"  {name}: " + ", ".join(f"{n} {o}" for o, n in sorted(said.items())))
     assert not problems, "\n".join(problems)
@@ -786,25 +1112,57 @@ def _count(kind: str, count: int) -> int:
     return max(1, count // _COSTLY.get(kind, 1))
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_damaged_inputs_end_in_a_clear_failure(inputs: Inputs, kind: str, tmp_path: Path) -> None:
-    _battery(inputs, kind, range(_count(kind, COUNT)), tmp_path)
+@pytest.mark.parametrize("kind", [*KINDS, "value"])
+def test_damaged_and_hostile_inputs_end_in_a_clear_failure(
+    workers: Workers, kind: str, tmp_path: Path
+) -> None:
+    """A few of each kind's mutants and hostile variants (the first seeds of each)."""
+    mutants = range(_count(kind, COUNT)) if kind in KINDS else range(0)
+    hostiles = range(_count(kind, HOSTILE_COUNT))
+    cases = [(mutant, seed) for seed in mutants] + [(hostile, seed) for seed in hostiles]
+    _battery(workers, kind, cases, tmp_path)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
-def test_many_damaged_inputs(inputs: Inputs, kind: str, tmp_path: Path) -> None:
-    _battery(inputs, kind, range(COUNT, COUNT + SLOW_COUNT), tmp_path)
-
-
-@pytest.mark.parametrize("kind", HOSTILE)
-def test_hostile_inputs_end_in_a_clear_failure(inputs: Inputs, kind: str, tmp_path: Path) -> None:
-    _battery(inputs, kind, range(_count(kind, HOSTILE_COUNT)), tmp_path, hostile)
+def test_many_damaged_inputs(workers: Workers, kind: str, tmp_path: Path) -> None:
+    _battery(workers, kind, [(mutant, seed) for seed in range(COUNT, COUNT + SLOW_COUNT)], tmp_path)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", HOSTILE)
-def test_every_hostile_input(inputs: Inputs, kind: str, tmp_path: Path) -> None:
-    every = len(_hostile_list(inputs.original(kind), kind))
-    _battery(inputs, kind, range(HOSTILE_COUNT, min(every, HOSTILE_COUNT + SLOW_COUNT)), tmp_path,
-             hostile)  # fmt: skip
+def test_every_hostile_input(workers: Workers, kind: str, tmp_path: Path) -> None:
+    every = len(_hostile_list(workers.inputs.original(kind), kind))
+    seeds = range(HOSTILE_COUNT, min(every, HOSTILE_COUNT + SLOW_COUNT))
+    _battery(workers, kind, [(hostile, seed) for seed in seeds], tmp_path)
+
+
+def _properties_zeroed(data: bytes, kind: str, seed: int) -> bytes:
+    """Varint `seed` of the properties section (the last one MLIR writes) set to 0."""
+    varints, _, sections = _bytecode_varints(data)
+    (properties,) = (section for section in sections if data[section.start] & 0x7F == 8)
+    inside = [at for at in varints if properties.body <= at < properties.end]
+    at = inside[seed % len(inside)]
+    return data[:at] + _varint(0) + data[_read_varint(data, at)[1] :]
+
+
+def test_an_artifact_that_parses_and_crashes_in_conversion(
+    workers: Workers, tmp_path: Path
+) -> None:
+    """A portable artifact whose op properties are damaged parses as bytecode, and crashed the
+    caller in VHLO's conversion to StableHLO (the battery found the sixth varint of the
+    properties section set to 0): read in the guard's child as a whole."""
+    _battery(workers, "vhlo", [(_properties_zeroed, 5)], tmp_path)
+
+
+def _dialect_not_utf8(data: bytes, kind: str, seed: int) -> bytes:
+    """The builtin dialect's name with a byte that is not UTF-8 (MLIR's message quotes it)."""
+    return data.replace(b"builtin\0", b"buil\xf4in\0", 1)
+
+
+def test_a_message_quoting_bytes_that_are_not_utf8_is_one_line(
+    workers: Workers, tmp_path: Path
+) -> None:
+    """MLIR names the unknown dialect in its message, bytes the bindings cannot convert: that
+    was a traceback in shlo-translate (found by the battery)."""
+    _battery(workers, "vhlo", [(_dialect_not_utf8, 0)], tmp_path)

@@ -26,6 +26,7 @@ from pathlib import Path
 from shlo.errors import OutputError
 from shlo.ir.output import atomic_path
 from shlo.ir.versions import sealed, unsealed
+from shlo.runtime.untrusted import read_bytes
 from shlo.settings import cache_dir
 
 _IN_MEMORY = 16  # entries
@@ -77,15 +78,7 @@ def lookup(entry: str) -> bytes | None:
         STATS.memory_hits += 1
         _touch(path)
         return _memory[entry]
-    try:
-        vmfb = unsealed(path.read_bytes())
-    except OSError:
-        vmfb = None
-    except ValueError as damage:
-        print(f"shlo: the cached compile {path} is damaged ({damage}); removed it, compiling "
-              "anew", file=sys.stderr)  # fmt: skip
-        path.unlink(missing_ok=True)
-        vmfb = None
+    vmfb = _read(path) if os.path.lexists(path) else None
     if vmfb is None:
         STATS.misses += 1
         return None
@@ -93,6 +86,24 @@ def lookup(entry: str) -> bytes | None:
     STATS.disk_hits += 1
     _remember(entry, vmfb)
     return vmfb
+
+
+def _read(path: Path) -> bytes | None:
+    """The compile an entry holds; None, with one line saying so and the entry removed, when it
+    is damaged, no regular file (a FIFO would block, /dev/zero would fill the memory) or leads
+    out of the cache folder."""
+    try:
+        return unsealed(read_bytes(path, inside=path.parent))
+    except ValueError as damage:  # an UntrustedFileError too: it names the path
+        reason = str(damage).removeprefix(f"{path}: ")
+    try:
+        path.unlink()  # a symlink: the link, never what it leads to
+        done = "removed it"
+    except OSError:
+        done = "left it there"
+    print(f"shlo: the cached compile {path} is damaged ({reason}); {done}, compiling anew",
+          file=sys.stderr)  # fmt: skip
+    return None
 
 
 def store(entry: str, vmfb: bytes) -> None:

@@ -8,8 +8,9 @@ at a free: the child frees everything before it exits, so that shows there too),
 forever on a few.  Before a command parses bytecode in its own process, a child parses it, with
 the same bindings; if the child dies on a signal or is still reading after `READ_SECONDS`, the
 command reports that as a clear error with a command that reproduces it, instead of dying or
-hanging without a word.  Parse errors that MLIR reports normally are left to the caller, which
-prints them with their locations.
+hanging without a word.  A portable artifact is read in the child as the caller reads it, VHLO
+converted to StableHLO: a damaged artifact can parse and still crash in that conversion.  Parse
+errors that MLIR reports normally are left to the caller, which prints them with their locations.
 """
 
 from __future__ import annotations
@@ -29,18 +30,23 @@ from shlo.lifetime import die_with_parent
 READ_SECONDS = 60
 
 
-def check_bytecode(data: bytes, name: str, world: str = "stablehlo") -> None:
-    """Raise UsageError when parsing `data` with `world`'s bindings kills the process that
-    parses it, or does not end."""
+def check_bytecode(
+    data: bytes, name: str, world: str = "stablehlo", *, portable: bool = False
+) -> None:
+    """Raise UsageError when parsing `data` with `world`'s bindings (with `portable`: reading
+    it as a portable artifact, VHLO converted to StableHLO, where a parse that holds can still
+    crash) kills the process that parses it, or does not end."""
     shown = name if name != "<stdin>" else "the input"
-    reproduce = f"the file is damaged or not MLIR bytecode (reproduce with: torch-mlir-opt {name})"
+    tool = f"shlo-translate --deserialize {name}" if portable else f"torch-mlir-opt {name}"
+    reproduce = f"the file is damaged or not MLIR bytecode (reproduce with: {tool})"
     command = [sys.executable, "-m", "shlo.ir.bytecode_guard", str(os.getpid()), world]
+    command += ["portable"] if portable else []
+    reader = "the portable artifact reader" if portable else "MLIR's bytecode reader"
     try:
         done = subprocess.run(command, input=data, capture_output=True, timeout=READ_SECONDS)
     except subprocess.TimeoutExpired:
         raise UsageError(
-            f"{shown}: MLIR's bytecode reader was still reading this input after "
-            f"{READ_SECONDS} s; {reproduce}"
+            f"{shown}: {reader} was still reading this input after {READ_SECONDS} s; {reproduce}"
         ) from None
     if done.returncode >= 0:
         return
@@ -50,9 +56,7 @@ def check_bytecode(data: bytes, name: str, world: str = "stablehlo") -> None:
         signame = f"signal {-done.returncode}"
     said = done.stderr.decode(errors="replace").strip().splitlines()
     detail = f": {said[-1]}" if said else ""
-    raise UsageError(
-        f"{shown}: MLIR's bytecode reader crashed on this input ({signame}{detail}); {reproduce}"
-    )
+    raise UsageError(f"{shown}: {reader} crashed on this input ({signame}{detail}); {reproduce}")
 
 
 # Nesting MLIR's text parser reads in any thread (it overflows an 8 MiB stack at a few
@@ -90,7 +94,7 @@ def check_nesting(data: bytes, name: str) -> None:
         )
 
 
-def _parse_stdin(parent: int, world: str) -> int:
+def _parse_stdin(parent: int, world: str, portable: bool) -> int:
     from shlo.ir.worlds import ContextPolicy, get_world
 
     die_with_parent(parent)
@@ -98,9 +102,14 @@ def _parse_stdin(parent: int, world: str) -> int:
     context = chosen.make_context(ContextPolicy(allow_unregistered_dialects=True, threading=False))
     # A parse error that MLIR reports is the caller's to print, with its location.
     with contextlib.suppress(Exception):
-        chosen.ir.Module.parse(sys.stdin.buffer.read(), context)
+        if portable:
+            from shlo.ir.stablehlo import deserialize
+
+            deserialize(context, sys.stdin.buffer.read())
+        else:
+            chosen.ir.Module.parse(sys.stdin.buffer.read(), context)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_parse_stdin(int(sys.argv[1]), sys.argv[2]))
+    sys.exit(_parse_stdin(int(sys.argv[1]), sys.argv[2], sys.argv[3:] == ["portable"]))

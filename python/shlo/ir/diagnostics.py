@@ -48,7 +48,11 @@ class Diagnostic:
     def from_binding(cls, diag: Any) -> Diagnostic:
         """From a bindings `Diagnostic` or `DiagnosticInfo` (both worlds have the same shape)."""
         notes = tuple(cls.from_binding(note) for note in diag.notes)
-        return cls.at(diag.location, diag.severity.name.lower(), diag.message, notes)
+        try:
+            message = diag.message
+        except RuntimeError:  # it quotes bytes of a damaged file that are not UTF-8
+            message = "(MLIR's message quotes bytes that are not UTF-8)"
+        return cls.at(diag.location, diag.severity.name.lower(), message, notes)
 
     def renamed(self, old: str, new: str) -> Diagnostic:
         """The same diagnostic with locations in file `old` moved to file `new`."""

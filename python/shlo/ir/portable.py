@@ -139,8 +139,9 @@ def _resources_inlined(text: str) -> str:
 
 def deserialize(data: bytes, name: str = "<bytes>") -> IRModule:
     """The StableHLO module in a portable artifact, which may be damaged or hostile: read first
-    where a crash of MLIR's bytecode reader cannot end this process (`check_bytecode`)."""
-    check_bytecode(data, name)
+    where a crash of MLIR's bytecode reader, or of the conversion from VHLO, cannot end this
+    process (`check_bytecode`)."""
+    check_bytecode(data, name, portable=True)
     context = WORLD.make_context(ContextPolicy())
     try:
         module = _deserialize(context, data)
