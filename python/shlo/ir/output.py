@@ -18,6 +18,7 @@ A folder output (a SavedModel) is built beside its destination and swapped in wh
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import os
 import re
@@ -34,6 +35,8 @@ from typing import BinaryIO, TextIO, cast
 
 from shlo.errors import OutputError
 
+# What a write to a full or failing destination raises: named with the path it was for.
+_WRITE_ERRORS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)
 _SYMLINK_HOPS = 40  # Linux's own limit (ELOOP)
 _DESCRIPTOR = re.compile(r"/proc/(\d+)(?:/task/\d+)?/fd/(\d+)")
 
@@ -251,9 +254,21 @@ class AtomicOutput:
         try:
             if self._owned:
                 self.stream.close()
+        except OSError as failure:
+            error = failure
         finally:
             if self._scratch is not None:
                 self._scratch.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise self.named(error) from None
+
+    def named(self, error: OSError) -> Exception:
+        """A failed write to a full or failing destination as one line naming the path (an
+        OSError from a write carries no file name); any other error as it is."""
+        if error.errno in _WRITE_ERRORS:
+            where = "to standard output" if self.path == "-" else self.path
+            return OutputError(f"cannot write {where}: {error.strerror}")
+        return error
 
 
 def _standard_output() -> BinaryIO:

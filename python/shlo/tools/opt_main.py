@@ -292,10 +292,13 @@ def _emit(
     with AtomicOutput(args.output) as out:
 
         def step(index: int) -> bool:
-            out.stream.write(separator if index else b"")
-            out.stream.flush()  # a chunk that crashes still has its place in the output
-            done = driver.process(chunks[index], source, out.stream)
-            out.stream.flush()  # the child leaves by os._exit, which flushes nothing
+            try:
+                out.stream.write(separator if index else b"")
+                out.stream.flush()  # a chunk that crashes still has its place in the output
+                done = driver.process(chunks[index], source, out.stream)
+                out.stream.flush()  # the child leaves by os._exit, which flushes nothing
+            except OSError as error:  # a full disk, named with the output's path
+                raise out.named(error) from None
             return done
 
         status = run_guarded(

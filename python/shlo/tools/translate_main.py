@@ -426,12 +426,15 @@ def _run(args: argparse.Namespace, argv: list[str], isolate: bool) -> int:
     with AtomicOutput(args.output) as out:
 
         def step(index: int) -> bool:
-            out.stream.write(separator if index else b"")
-            if args.interpret:
-                done = _interpret(chunks[index], args, source, out.stream)
-            else:
-                done = _translate(chunks[index], args, out.stream)
-            out.stream.flush()  # the child leaves by os._exit, which flushes nothing
+            try:
+                out.stream.write(separator if index else b"")
+                if args.interpret:
+                    done = _interpret(chunks[index], args, source, out.stream)
+                else:
+                    done = _translate(chunks[index], args, out.stream)
+                out.stream.flush()  # the child leaves by os._exit, which flushes nothing
+            except OSError as error:  # a full disk, named with the output's path
+                raise out.named(error) from None
             return done
 
         status = run_guarded(PROG, chunks, step, argv, args.input, split=split, isolate=isolate)
