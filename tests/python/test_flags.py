@@ -145,6 +145,19 @@ def test_a_public_functions_types_are_its_interface_however_spelled(visibility: 
     assert not facts.computes_8bit
 
 
+def test_an_rng_state_keeps_i64_on_vulkan() -> None:
+    text = """
+    func.func @main(%key: tensor<4xui32>) -> (tensor<4xui32>, tensor<8xui32>) {
+      %0:2 = stablehlo.rng_bit_generator %key, algorithm = PHILOX
+        : (tensor<4xui32>) -> (tensor<4xui32>, tensor<8xui32>)
+      return %0#0, %0#1 : tensor<4xui32>, tensor<8xui32>
+    }"""
+    facts = module_facts(load(text))
+    assert facts.rng_state and not facts.interface_i64
+    assert DEMOTE_I64 not in iree_compile_flags(Target.VULKAN, facts)
+    assert DEMOTE_I64 in iree_compile_flags(Target.VULKAN, ModuleFacts())
+
+
 def test_a_users_vulkan_target_wins_and_comes_last() -> None:
     mine = "--iree-vulkan-target=rdna3"
     flags = iree_compile_flags(Target.VULKAN, ModuleFacts(computes_f16=True), (mine,))

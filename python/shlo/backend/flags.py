@@ -37,7 +37,8 @@ KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
 # constants inlined into it ("'arith.constant' op failed to verify"); not inlining avoids it.
 NO_CONSTANT_INLINING = "--iree-flow-inline-constants-max-byte-length=0"
 # IREE's default Vulkan target has no Int64 (a causal mask's index arithmetic fails to
-# legalize); computing inside in i32 works when no i64 crosses the interface.
+# legalize); computing inside in i32 works when no i64 crosses the interface and no
+# `rng_bit_generator` advances its state (demoted, the new state came back wrong).
 DEMOTE_I64 = "--iree-input-demote-i64-to-i32"
 # IREE's default Vulkan target (VP_ANDROID_baseline_2022) has no 16-bit or 64-bit floats.  Its
 # f16 emulation computes wrong numbers (an f16 add is off, tanh gives 0), and f64 is demoted:
@@ -63,7 +64,8 @@ class ModuleFacts:
     then stays f64); `computes_f16`: an op produces, or a public function takes or returns,
     f16; `computes_8bit`: the same for bool or 8-bit integers; `computes_16bit`: the same for
     16-bit integers or bf16; `bf16_constants`: a bf16 dense_resource constant;
-    `long_f64_sums`: an f64 reduction over many elements (f64 then stays f64)."""
+    `long_f64_sums`: an f64 reduction over many elements (f64 then stays f64); `rng_state`: an
+    `rng_bit_generator`, whose state IREE advances in i64 (i64 then stays i64)."""
 
     interface_f64: bool = False
     interface_i64: bool = False
@@ -72,6 +74,7 @@ class ModuleFacts:
     computes_16bit: bool = False
     bf16_constants: bool = False
     long_f64_sums: bool = False
+    rng_state: bool = False
 
 
 def iree_compile_flags(
@@ -128,7 +131,7 @@ def _device_flags(target: Target, cuda: str | None) -> list[str]:
 def _workarounds(target: Target, facts: ModuleFacts, user_flags: Sequence[str]) -> list[str]:
     """Flags that steer this module around known IREE 3.13 failures."""
     flags = []
-    if target is Target.VULKAN and not facts.interface_i64:
+    if target is Target.VULKAN and not (facts.interface_i64 or facts.rng_state):
         flags.append(DEMOTE_I64)
     features = list(
         dict.fromkeys((

@@ -100,7 +100,9 @@ def _refuse_long_rows(module: IRModule) -> None:
 def module_facts(module: IRModule) -> ModuleFacts:
     """What the flag rule asks of `module`, found in one walk and its signature."""
     interface = _interface(module)
-    computes_f16, computes_8bit, computes_16bit, bf16_constants, long_f64_sums = _types_used(module)
+    computes_f16, computes_8bit, computes_16bit, bf16_constants, long_f64_sums, rng_state = (
+        _types_used(module)
+    )
     return ModuleFacts(
         interface_f64=_mentions(interface, "f64"),
         interface_i64=_mentions(interface, "i64"),
@@ -109,6 +111,7 @@ def module_facts(module: IRModule) -> ModuleFacts:
         computes_16bit=computes_16bit or any(_mentions(interface, t) for t in _16BIT),
         bf16_constants=bf16_constants,
         long_f64_sums=long_f64_sums,
+        rng_state=rng_state,
     )
 
 
@@ -133,10 +136,10 @@ _8BIT = ("i1", "i8", "ui8")
 _16BIT = ("i16", "ui16", "bf16")
 
 
-def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool, bool]:
+def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool, bool, bool]:
     """Whether any op result is f16, whether any is bool or 8-bit, whether any is a 16-bit
-    integer or bf16, whether a bf16 dense_resource constant exists, and whether an f64
-    reduction sums `LONG_SUM` elements or more."""
+    integer or bf16, whether a bf16 dense_resource constant exists, whether an f64
+    reduction sums `LONG_SUM` elements or more, and whether an `rng_bit_generator` is used."""
     ir = module.world.ir
     found: set[str] = set()
 
@@ -146,6 +149,8 @@ def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool, bool]:
             found.update(kind for kind in ("f16", *_8BIT, *_16BIT) if _mentions(text, kind))
         if op.name == "stablehlo.reduce" and _long_f64_sum(op):
             found.add("long f64 sum")
+        if op.name == "stablehlo.rng_bit_generator":
+            found.add("rng")
         value = constant_value(op)
         if value is not None:
             try:  # attributes come back undowncast: the cast is the type test
@@ -163,6 +168,7 @@ def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool, bool]:
         bool(found.intersection(_16BIT)),
         "bf16 constant" in found,
         "long f64 sum" in found,
+        "rng" in found,
     )
 
 
