@@ -8,6 +8,7 @@ and a test checks that the modules register exactly these names.
 PASS_MODULES: dict[str, str] = {
     "chlo-pre-serialization-pipeline": "chlo_pre_serialization_pipeline",
     "hlo-test-broadcast": "hlo_test_broadcast",
+    "hlo-test-infer": "hlo_test_infer",
     "hlo-test-speculatability": "hlo_test_speculatability",
     "interpreter-instrument-with-probe": "instrument_with_probe",
     "shlo-accumulate-in-f32": "accumulate_in_f32",

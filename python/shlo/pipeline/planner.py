@@ -23,11 +23,6 @@ _RESTRICTED = re.compile(r"restricted to '([\w.]+)'")
 # Passes upstream's stablehlo-opt registers (7b1b157) that shlo cannot provide, with why: named
 # as such rather than as unknown, so a RUN line that uses one fails with the reason.
 NOT_PROVIDED = {
-    "hlo-test-infer": "it calls the C++ InferShapedTypeOpInterface method "
-    "reifyReturnTypeShapes, which the Python bindings do not expose, and their "
-    "inferReturnTypes/inferReturnTypeComponents take an op's properties only as a C capsule "
-    "that no Python call yields, so StableHLO's inherent attributes (transpose's permutation) "
-    "are lost and inference fails or crashes",
     **dict.fromkeys(
         (
             "stablehlo-legalize-to-tosa",

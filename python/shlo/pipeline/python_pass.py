@@ -16,10 +16,28 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from shlo.errors import PipelineError, ShloError
+from shlo.ir.diagnostics import Diagnostic
 from shlo.ir.text import split_top_level
 from shlo.pipeline.native_tools import NATIVE_TOOLS
 
 _TRUE, _FALSE = {"true", "1", "on"}, {"false", "0", "off"}
+
+
+# Warnings Python passes report (the bindings can emit only errors), until the runner of the
+# pass manager takes them into its diagnostics.
+_WARNINGS: list[Diagnostic] = []
+
+
+def warn(location: Any, message: str) -> None:
+    """Report a warning at `location` and go on, as a C++ pass's `emitWarning`."""
+    _WARNINGS.append(Diagnostic.at(location, "warning", message))
+
+
+def take_warnings() -> list[Diagnostic]:
+    """The warnings reported since the last call."""
+    taken = _WARNINGS[:]
+    _WARNINGS.clear()
+    return taken
 
 
 class PassFailure(ShloError):

@@ -22,6 +22,7 @@ from shlo.ir.diagnostics import (
 )
 from shlo.ir.module import IRModule, PrintOptions, from_bytecode
 from shlo.ir.worlds import WORLD_NAMES, ContextPolicy, World, get_world
+from shlo.pipeline.python_pass import take_warnings
 from shlo.pipeline.python_registry import python_pass
 from shlo.pipeline.syntax import Element
 
@@ -178,7 +179,9 @@ def _run_in_world(
     try:
         with capture as printed:
             manager.run(module.operation)
+        sink.extend(take_warnings())
     except world.ir.MLIRError as error:
+        sink.extend(take_warnings())
         # A failure without diagnostics prints nothing, as mlir-opt's does.
         emitted = sink[mark:] + [Diagnostic.from_binding(d) for d in error.error_diagnostics]
         del sink[mark:]

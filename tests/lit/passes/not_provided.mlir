@@ -1,15 +1,9 @@
-// Passes upstream's stablehlo-opt registers that shlo cannot provide (test passes that need C++
-// interfaces the bindings lack, the TOSA conversions no wheel has) are named as such, with the
-// reason, never as an unknown pass; as a flag and inside a pipeline alike.
-// RUN: not shlo-opt %s --hlo-test-infer 2>&1 | filecheck %s --check-prefix=INFER
-// RUN: not shlo-opt %s --pass-pipeline='builtin.module(func.func(hlo-test-infer))' 2>&1 | filecheck %s --check-prefix=INFER
-// RUN: not shlo-opt %s --canonicalize --hlo-test-infer 2>&1 | filecheck %s --check-prefix=INFER
+// Passes upstream's stablehlo-opt registers that shlo cannot provide (the TOSA conversions no
+// wheel has) are named as such, with the reason, never as an unknown pass; as a flag and inside
+// a pipeline alike.
 // RUN: not shlo-opt %s --stablehlo-legalize-to-tosa 2>&1 | filecheck %s --check-prefix=TOSA
 // RUN: not shlo-opt %s --pass-pipeline='builtin.module(func.func(tosa-rescale-legalize-to-stablehlo))' 2>&1 | filecheck %s --check-prefix=TOSA
 
-// INFER: shlo-opt: pass 'hlo-test-infer' (registered by upstream stablehlo-opt) is not supported by shlo: it calls the C++ InferShapedTypeOpInterface method reifyReturnTypeShapes
-// INFER-SAME: take an op's properties only as a C capsule that no Python call yields
-// INFER-NOT: unknown pass
 // TOSA: is not supported by shlo: StableHLO's TOSA conversions are built into neither wheel
 // TOSA-NOT: unknown pass
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {

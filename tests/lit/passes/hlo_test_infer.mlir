@@ -1,0 +1,146 @@
+// RUN: shlo-opt %s --hlo-test-infer --allow-unregistered-dialect --split-input-file --verify-diagnostics | filecheck %s
+// RUN: shlo-opt %s -hlo-test-infer -allow-unregistered-dialect -split-input-file | filecheck %s
+// RUN: shlo-opt %s --hlo-test-infer --allow-unregistered-dialect --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
+// RUN: shlo-opt %s --pass-pipeline='builtin.module(func.func(hlo-test-infer))' --allow-unregistered-dialect --split-input-file | filecheck %s
+// RUN: not shlo-opt %inputs/hlo_test_infer_refused.mlir --hlo-test-infer --allow-unregistered-dialect --split-input-file 2>&1 | filecheck %s --check-prefix=REFUSED
+
+// An inherent attribute decides the type (the bindings' own inferReturnTypes loses it).
+// CHECK-LABEL: func.func @transpose
+// CHECK: "hlo_test_infer.return_types"(%0) {types0 = tensor<3x?x2xf32>} : (tensor<3x2x?xf32>) -> tensor<3xindex>
+func.func @transpose(%x: tensor<?x2x3xf32>) -> tensor<3xindex> {
+  %0 = "stablehlo.transpose"(%x) {permutation = array<i64: 2, 0, 1>} : (tensor<?x2x3xf32>) -> tensor<3x2x?xf32>
+  %1 = "hlo_test_infer.get_return_types"(%0) : (tensor<3x2x?xf32>) -> tensor<3xindex>
+  func.return %1 : tensor<3xindex>
+}
+
+// -----
+
+// Inference refines a result type the IR leaves dynamic.
+// CHECK-LABEL: func.func @select
+// CHECK: types0 = tensor<1x2x3xf32>
+func.func @select(%p: tensor<i1>, %a: tensor<?x2x3xf32>, %b: tensor<1x?x3xf32>) -> tensor<3xindex> {
+  %0 = "stablehlo.select"(%p, %a, %b) : (tensor<i1>, tensor<?x2x3xf32>, tensor<1x?x3xf32>) -> tensor<?x?x?xf32>
+  %1 = "hlo_test_infer.get_return_types"(%0) : (tensor<?x?x?xf32>) -> tensor<3xindex>
+  func.return %1 : tensor<3xindex>
+}
+
+// -----
+
+// Every result of the producer, whichever result the test op takes.
+// CHECK-LABEL: func.func @batch_norm_training
+// CHECK: types0 = tensor<2x?xf32>, types1 = tensor<2xf32>, types2 = tensor<2xf32>
+func.func @batch_norm_training(%x: tensor<2x?xf32>, %s: tensor<2xf32>, %o: tensor<2xf32>) -> tensor<index> {
+  %0:3 = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 1.0e-3 : f32, feature_index = 0 : i64} : (tensor<2x?xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x?xf32>, tensor<2xf32>, tensor<2xf32>)
+  %1 = "hlo_test_infer.get_return_types"(%0#2) : (tensor<2xf32>) -> tensor<index>
+  func.return %1 : tensor<index>
+}
+
+// -----
+
+// Ops with regions: the branches' and the body's types.
+// CHECK-LABEL: func.func @regions
+// CHECK: "hlo_test_infer.return_types"(%0#0) {types0 = tensor<2xf32>, types1 = tensor<i32>}
+// CHECK: "hlo_test_infer.return_types"(%1) {types0 = tensor<i32>}
+func.func @regions(%p: tensor<i1>, %x: tensor<2xf32>, %y: tensor<?xf32>, %i: tensor<i32>, %v: tensor<3xi32>) -> (tensor<index>, tensor<index>) {
+  %0:2 = "stablehlo.if"(%p) ({
+    stablehlo.return %x, %i : tensor<2xf32>, tensor<i32>
+  }, {
+    %c = stablehlo.convert %y : (tensor<?xf32>) -> tensor<2xf32>
+    stablehlo.return %c, %i : tensor<2xf32>, tensor<i32>
+  }) : (tensor<i1>) -> (tensor<2xf32>, tensor<i32>)
+  %1 = "stablehlo.reduce"(%v, %i) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %s = stablehlo.add %a, %b : tensor<i32>
+    stablehlo.return %s : tensor<i32>
+  }) {dimensions = array<i64: 0>} : (tensor<3xi32>, tensor<i32>) -> tensor<i32>
+  %2 = "hlo_test_infer.get_return_types"(%0#0) : (tensor<2xf32>) -> tensor<index>
+  %3 = "hlo_test_infer.get_return_types"(%1) : (tensor<i32>) -> tensor<index>
+  func.return %2, %3 : tensor<index>, tensor<index>
+}
+
+// -----
+
+// CHLO ops infer too.
+// CHECK-LABEL: func.func @chlo
+// CHECK: types0 = tensor<4x?xi1>
+func.func @chlo(%a: tensor<4x1xf32>, %b: tensor<?xf32>) -> tensor<2xindex> {
+  %0 = chlo.broadcast_compare %a, %b {comparison_direction = #chlo<comparison_direction LT>} : (tensor<4x1xf32>, tensor<?xf32>) -> tensor<4x?xi1>
+  %1 = "hlo_test_infer.get_return_types"(%0) : (tensor<4x?xi1>) -> tensor<2xindex>
+  func.return %1 : tensor<2xindex>
+}
+
+// -----
+
+// Where upstream's pattern does not match, the op stays and the pass succeeds: a block
+// argument, a producer without InferTypeOpInterface, two operands.
+// CHECK-LABEL: func.func @unmatched
+// CHECK: "hlo_test_infer.get_return_types"(%arg0)
+// CHECK: "hlo_test_infer.get_return_types"(%0)
+// CHECK: "hlo_test_infer.get_return_types"(%arg0, %arg0)
+// CHECK-NOT: return_types"
+func.func @unmatched(%x: tensor<2xf32>) -> (tensor<index>, tensor<index>, tensor<index>) {
+  %0 = "test.opaque"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "hlo_test_infer.get_return_types"(%x) : (tensor<2xf32>) -> tensor<index>
+  %2 = "hlo_test_infer.get_return_types"(%0) : (tensor<2xf32>) -> tensor<index>
+  %3 = "hlo_test_infer.get_return_types"(%x, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<index>
+  func.return %1, %2, %3 : tensor<index>, tensor<index>, tensor<index>
+}
+
+// -----
+
+// reify_return_type_shapes: an operand's shape (the first, or select's and clamp's second)...
+// CHECK-LABEL: func.func @reify_operand
+// CHECK-NEXT: %[[S0:.*]] = shape.shape_of %arg1 : tensor<?x2xf32> -> tensor<2xindex>
+// CHECK-NEXT: %[[S1:.*]] = shape.shape_of %arg0 : tensor<?x2xf32> -> tensor<2xindex>
+// CHECK-NEXT: return %[[S0]], %[[S1]]
+func.func @reify_operand(%a: tensor<?x2xf32>, %b: tensor<?x2xf32>, %p: tensor<i1>) -> (tensor<2xindex>, tensor<2xindex>) {
+  %0 = stablehlo.select %p, %b, %a : (tensor<i1>, tensor<?x2xf32>, tensor<?x2xf32>) -> tensor<?x2xf32>
+  %1 = stablehlo.compare LT, %a, %b : (tensor<?x2xf32>, tensor<?x2xf32>) -> tensor<?x2xi1>
+  %2 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x2xf32>) -> tensor<2xindex>
+  %3 = "hlo_test_infer.reify_return_type_shapes"(%1) : (tensor<?x2xi1>) -> tensor<2xindex>
+  func.return %2, %3 : tensor<2xindex>, tensor<2xindex>
+}
+
+// -----
+
+// ... or the broadcast of every operand's shape for CHLO's broadcasting ops, the result rank
+// the largest, `?` with an unranked operand; a producer still used stays.
+// CHECK-LABEL: func.func @reify_broadcast
+// CHECK-NEXT: %[[KEPT:.*]] = chlo.broadcast_add %arg0, %arg0
+// CHECK-NEXT: %[[A:.*]] = shape.shape_of %arg0 : tensor<?xf32> -> tensor<1xindex>
+// CHECK-NEXT: %[[B:.*]] = shape.shape_of %arg1 : tensor<?x?xf32> -> tensor<2xindex>
+// CHECK-NEXT: %[[AB:.*]] = shape.broadcast %[[A]], %[[B]] : tensor<1xindex>, tensor<2xindex> -> tensor<2xindex>
+// CHECK-NEXT: %[[P:.*]] = shape.shape_of %arg2 : tensor<2xi1> -> tensor<1xindex>
+// CHECK-NEXT: %[[U:.*]] = shape.shape_of %arg3 : tensor<*xf32> -> tensor<?xindex>
+// CHECK-NEXT: %[[V:.*]] = shape.shape_of %arg3 : tensor<*xf32> -> tensor<?xindex>
+// CHECK-NEXT: %[[PUV:.*]] = shape.broadcast %[[P]], %[[U]], %[[V]] : tensor<1xindex>, tensor<?xindex>, tensor<?xindex> -> tensor<?xindex>
+// CHECK-NEXT: shape.shape_of
+// CHECK-NEXT: shape.shape_of
+// CHECK-NEXT: shape.broadcast
+// CHECK-NEXT: return %[[AB]], %[[PUV]], %{{.*}}, %[[KEPT]]
+func.func @reify_broadcast(%a: tensor<?xf32>, %b: tensor<?x?xf32>, %p: tensor<2xi1>, %u: tensor<*xf32>) -> (tensor<2xindex>, tensor<?xindex>, tensor<1xindex>, tensor<?xf32>) {
+  %0 = chlo.broadcast_compare %a, %b {comparison_direction = #chlo<comparison_direction EQ>} : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xi1>
+  %1 = "chlo.broadcast_select"(%p, %u, %u) : (tensor<2xi1>, tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %2 = chlo.broadcast_add %a, %a : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %3 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x?xi1>) -> tensor<2xindex>
+  %4 = "hlo_test_infer.reify_return_type_shapes"(%1) : (tensor<*xf32>) -> tensor<?xindex>
+  %5 = "hlo_test_infer.reify_return_type_shapes"(%2) : (tensor<?xf32>) -> tensor<1xindex>
+  func.return %3, %4, %5, %2 : tensor<2xindex>, tensor<?xindex>, tensor<1xindex>, tensor<?xf32>
+}
+
+// -----
+
+// broadcast_dimensions that are not NumPy's prefix padding: upstream's warning, the op stays.
+// CHECK-LABEL: func.func @not_prefix_padded
+// CHECK: "hlo_test_infer.reify_return_type_shapes"(%0)
+func.func @not_prefix_padded(%a: tensor<?xf32>, %b: tensor<?x?xf32>) -> tensor<2xindex> {
+  // expected-warning @+1 {{unsupported non prefix-padded dynamic rank broadcast_dimensions = array<i64: 0>}}
+  %0 = chlo.broadcast_add %a, %b {broadcast_dimensions = array<i64: 0>} : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x?xf32>) -> tensor<2xindex>
+  func.return %1 : tensor<2xindex>
+}
+
+// REFUSED: error: hlo-test-infer: the reifyReturnTypeShapes of 'stablehlo.transpose' is not ported to shlo
+// REFUSED: error: hlo-test-infer: 'hlo_test_infer.get_return_type_components' is not supported: the bindings' inferReturnTypeComponents needs the op's properties
+// REFUSED-NOT: Traceback
+// WARN: hlo_test_infer.mlir:{{[0-9]+}}:8: warning: unsupported non prefix-padded dynamic rank broadcast_dimensions = array<i64: 0>
