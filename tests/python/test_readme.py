@@ -4,8 +4,9 @@ format, short reprs).
 
 How a page is read (docs/testing.md says the same for writers):
 - a ```sh block runs line by line in bash (a line ending in `\\` continues), each line exiting 0,
-  or N where the line ends in the comment `# exit N`; a ```python block runs as a script, in a
-  Python process of its own (a snippet's JAX or torch.compile state stays out of the tests);
+  or N where the line ends in the comment `# exit N`; a ```python block runs as a script (its
+  own globals, as `__main__`) in one Python process per page, never in the test's (a snippet's
+  JAX or torch.compile state stays out of the tests);
 - the blocks of one page run in order in one fresh folder, so a later block uses the files an
   earlier one wrote; `<!-- file: NAME -->` before any block writes its text to NAME there;
 - a ```text block right after a run block is what that block prints (stdout and stderr): each
@@ -17,8 +18,10 @@ How a page is read (docs/testing.md says the same for writers):
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import select
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -105,15 +108,70 @@ def _run_sh(block: Block, folder: Path) -> str:
     return "".join(printed)
 
 
-def _run_python(block: Block, folder: Path) -> str:
-    """Run the block as a script in `folder`; what it printed (stdout and stderr), after it
-    exited 0."""
-    done = subprocess.run(
-        [sys.executable, "-"], input=block.text, cwd=folder,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, f"{block}:\n{done.stdout[-3000:]}"
-    return done.stdout
+# Runs each script it is sent (a JSON line: script, folder, log) as `__main__` in that folder,
+# its stdout and stderr (the file descriptors, so a child's output too) into the log, and
+# answers with the exit status on its own stdout.
+DRIVER = """
+import json, os, runpy, sys, traceback
+answer = os.fdopen(os.dup(1), "w")
+for request in sys.stdin:
+    script, folder, log = json.loads(request)
+    saved = os.dup(1), os.dup(2)
+    with open(log, "wb") as printed:
+        os.dup2(printed.fileno(), 1)
+        os.dup2(printed.fileno(), 2)
+        os.chdir(folder)
+        try:
+            runpy.run_path(script, run_name="__main__")
+            status = 0
+        except SystemExit as done:
+            status = done.code if isinstance(done.code, int) else int(done.code is not None)
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+    print(status, file=answer, flush=True)
+"""
+
+
+class PythonBlocks:
+    """One Python process for a page's ```python blocks, each run as a script of its own
+    (fresh globals, `__main__`): torch and JAX are imported once a page, and never in the
+    pytest worker, which forks later."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self.process: subprocess.Popen[str] | None = None
+
+    def run(self, block: Block, folder: Path) -> str:
+        """Run the block in `folder`; what it printed (stdout and stderr), after it exited 0."""
+        if self.process is None:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+        script, log = (
+            self.scratch / f"block{block.line}.py",
+            self.scratch / f"block{block.line}.log",
+        )
+        script.write_text(block.text)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps([str(script), str(folder), str(log)]) + "\n")
+        self.process.stdin.flush()
+        if not select.select([self.process.stdout], [], [], 600)[0]:
+            self.process.kill()
+            raise AssertionError(f"{block}: still running after 600 s")
+        status = self.process.stdout.readline()
+        printed = log.read_text() if log.exists() else ""
+        assert status.strip() == "0", f"{block}: exit {status.strip() or 'lost'}\n{printed[-3000:]}"
+        return printed
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.communicate(timeout=60)
 
 
 def check_output(block: Block, printed: str) -> None:
@@ -132,6 +190,16 @@ def check_output(block: Block, printed: str) -> None:
 
 def run_page(page: Path, folder: Path, *, tensorflow: bool) -> int:
     """Run the page's blocks in order in `folder`: those that need TensorFlow or the others."""
+    scratch = folder.with_name(folder.name + "-scripts")
+    scratch.mkdir()
+    python = PythonBlocks(scratch)
+    try:
+        return _run_blocks(page, folder, python, tensorflow=tensorflow)
+    finally:
+        python.close()
+
+
+def _run_blocks(page: Path, folder: Path, python: PythonBlocks, *, tensorflow: bool) -> int:
     ran = 0
     for block in blocks(page):
         if "file" in block.markers:
@@ -145,7 +213,7 @@ def run_page(page: Path, folder: Path, *, tensorflow: bool) -> int:
         if block.language == "sh":
             printed = _run_sh(block, where)
         else:
-            printed = _run_python(block, where)
+            printed = python.run(block, where)
         if block.output is not None:
             check_output(block, printed)
         ran += 1

@@ -15,8 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from shlo.backend import cache
 from shlo.backend.flags import ModuleFacts, iree_compile_flags
@@ -33,6 +32,9 @@ from shlo.runtime.archives import ENCODED_SCOPE, PARAMETER_SCOPE, encoded_archiv
 from shlo.runtime.isolated import signal_text
 from shlo.runtime.loaded import TrustedVmfb
 from shlo.support.host import l2_bytes_per_thread
+
+if TYPE_CHECKING:  # only for annotations: `shlo compile` never imports torch
+    import torch
 
 
 @dataclass(frozen=True)

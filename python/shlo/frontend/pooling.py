@@ -13,7 +13,9 @@ position, worked out here from the static shapes: the window's size clipped to t
 input (`count_include_pad`) or to the input itself, or `divisor_override`.
 
 Adaptive max pooling gathers every window (ATen's bounds, the shorter ones padded by repeating
-a position) and picks the maximum as ATen's kernel does: the last NaN, else the first maximum.
+a position) one spatial dimension at a time, and picks the maximum as ATen's kernel does: the
+last NaN, else the first maximum; the index of the picked element is arithmetic on the window
+bounds, not a second gather (IREE compiles gathers that index every dimension slowly).
 """
 
 from __future__ import annotations
@@ -145,25 +147,26 @@ def _adaptive_max_pool(op: Any, rank: int) -> Callable[..., Any]:
     last."""
 
     def run(x: torch.Tensor, output_size: Sequence[int]) -> Any:
-        extents = list(x.shape[-rank:])
-        positions: list[torch.Tensor] = []
-        flat = torch.zeros((), dtype=torch.int64)
-        for dim, (n, out) in enumerate(zip(extents, output_size, strict=True)):
-            index = _adaptive_window(n, out)  # (out, longest)
-            shape = [1] * (2 * rank)
-            shape[2 * dim : 2 * dim + 2] = index.shape
-            index = index.reshape(shape)
-            positions.append(index)
-            flat = flat * n + index
-        where: tuple[Any, ...] = (Ellipsis, *positions)
-        windows = x[where]
+        lead, extents = x.dim() - rank, list(x.shape[-rank:])
+        windows = [_adaptive_windows(n, out) for n, out in zip(extents, output_size, strict=True)]
+        picked = x
+        for dim, (starts, ends, longest) in enumerate(windows):  # each dim n: (out, longest)
+            last = (ends - starts - 1).unsqueeze(1)
+            positions = starts.unsqueeze(1) + torch.minimum(torch.arange(longest), last)
+            picked = picked.index_select(lead + 2 * dim, positions.reshape(-1))
+            at = lead + 2 * dim
+            picked = picked.reshape(*picked.shape[:at], *positions.shape, *picked.shape[at + 1 :])
         order = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
-        lead = x.dim() - rank
-        windows = windows.permute(*range(lead), *(lead + d for d in order))
-        windows = windows.reshape(*windows.shape[: lead + rank], -1)
-        values, local = _pool_pick(windows)
-        flat = flat.permute(*order).reshape(*values.shape[lead:], -1).expand(*windows.shape)
-        return values, torch.gather(flat, -1, local.unsqueeze(-1)).squeeze(-1)
+        picked = picked.permute(*range(lead), *(lead + d for d in order))
+        values, local = _pool_pick(picked.flatten(lead + rank))
+        flat = torch.zeros_like(local)
+        for dim, (starts, ends, longest) in enumerate(windows):  # local's digits, a dim each
+            shape = [-1 if d == dim else 1 for d in range(rank)]
+            below = math.prod(inner for _, _, inner in windows[dim + 1 :])
+            offset = local // below % longest
+            position = torch.minimum(starts.reshape(shape) + offset, ends.reshape(shape) - 1)
+            flat = flat * extents[dim] + position
+        return values, flat
 
     return run
 
@@ -177,15 +180,13 @@ def _pool_pick(windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.amax(windows, -1), local
 
 
-def _adaptive_window(n: int, out: int) -> torch.Tensor:
-    """The input positions of each of `out` windows over `n` (ATen's start = floor(i*n/out),
-    end = ceil((i+1)*n/out)), the shorter ones padded by repeating their last position, which
-    changes neither the maximum nor the first position holding it."""
+def _adaptive_windows(n: int, out: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """ATen's `out` windows over `n` (start = floor(i*n/out), end = ceil((i+1)*n/out)) and the
+    longest one's length; a shorter window is read as its positions then its last one again,
+    which changes neither the maximum nor the first position holding it."""
     starts = torch.arange(out) * n // out
     ends = -(-(torch.arange(out) + 1) * n // out)
-    longest = max(-(-(i + 1) * n // out) - i * n // out for i in range(out))
-    offsets = torch.arange(longest).unsqueeze(0)
-    return starts.unsqueeze(1) + torch.minimum(offsets, (ends - starts - 1).unsqueeze(1))
+    return starts, ends, max(-(-(i + 1) * n // out) - i * n // out for i in range(out))
 
 
 POOLING: dict[Any, Callable[..., Any]] = {

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from shlo.errors import UsageError
-from shlo.frontend.torch_import import import_model
 from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.output import AtomicOutput
 from shlo.jax.importer import import_jax
@@ -22,9 +21,7 @@ from shlo.jax.profile import jax_flatten
 from shlo.pipeline.run import flatten
 from shlo.runtime.value_syntax import parse_values
 from shlo.tools.commands import PROG
-from shlo.tools.factories import model_and_inputs
 from shlo.tools.progress import Steps
-from shlo.torch.bundle import save_bundle
 
 FRONTENDS = ("torch", "jax")
 
@@ -62,6 +59,10 @@ def frontend(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     if frontend(args) == "jax":
         return _run_jax(args)
+    # PyTorch's path only: JAX's import would otherwise pay torch's start-up for nothing
+    from shlo.frontend.torch_import import import_model
+    from shlo.torch.bundle import save_bundle
+
     with Steps(3, quiet=args.quiet) as steps:
         with steps.step(f"building {args.factory}"):
             model, inputs = _torch_model(args)
@@ -78,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _torch_model(args: argparse.Namespace) -> tuple[Any, tuple[Any, ...]]:
+    from shlo.tools.factories import model_and_inputs  # imports torch: PyTorch's path only
+
     try:
         return model_and_inputs(args.factory, args.input)
     except UsageError as error:
