@@ -21,7 +21,8 @@ computes them, so the module stays StableHLO from end to end:
 - `linalg_vector_norm` of a 0-d tensor, as the norm of the 1-element vector it holds.
 - The norms of a complex tensor as the same norms of its `abs`, which
   `shlo.frontend.complex_to_stablehlo` lowers to StableHLO's complex `abs` (torch-mlir would
-  take the real part alone), and its `angle` as `atan2` of its parts.
+  take the real part alone), its `angle` as `atan2` of its parts, and its conjugate
+  (`_conj_physical`, which torch's `ihfft` decompositions reach) from its parts.
 - `det` and `slogdet` of float matrices up to 64x64, by Gaussian elimination with partial
   pivoting written out column by column (the sign of the row swaps times U's diagonal).
 - A transposed convolution with output padding as the whole transposed convolution and the
@@ -206,6 +207,12 @@ def angle(x: torch.Tensor) -> Any:
     if not x.is_complex():
         return NotImplemented  # lowered as it is
     return torch.atan2(torch.imag(x), torch.real(x))
+
+
+def conj_physical(x: torch.Tensor) -> Any:
+    if not x.is_complex():
+        return NotImplemented  # lowered as it is
+    return torch.complex(torch.real(x), -torch.imag(x))
 
 
 _LARGEST_UNROLLED = 64  # the elimination is written out one column at a time
@@ -453,6 +460,7 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.norm.ScalarOpt_dim: norm_along,
     aten.linalg_norm.default: linalg_norm,
     aten.angle.default: angle,
+    aten._conj_physical.default: conj_physical,
     aten.linalg_det.default: linalg_det,
     aten.linalg_slogdet.default: linalg_slogdet,
     aten.convolution_backward.default: convolution_backward,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch._decomp import decomposition_table
 from torch.export.graph_signature import (
     ExportGraphSignature,
     InputKind,
@@ -387,27 +388,31 @@ def _lower(
     program: torch.export.ExportedProgram, how: _How, decompositions: dict[Any, Callable[..., Any]]
 ) -> _Lowered:
     """`decompositions` (PyTorch's), torch-mlir's import and lowering to `how.output_type`,
-    and (to StableHLO) where PyTorch's semantics differ from torch-mlir's lowering."""
+    and (to StableHLO) where PyTorch's semantics differ from torch-mlir's lowering.  Ops that
+    torch-mlir cannot lower and PyTorch can decompose are decomposed, and the import tried
+    again (`run_decompositions` keeps every op its table does not name); when that fails too,
+    the ops the model calls are the ones named."""
     failure = None
+    decomposed = program
     with capture_native_stderr() as printed:  # torch-mlir prints lowering errors natively
         try:
             announce("PyTorch's decompositions")
             write_out_before_decomposing(program)
             number_arithmetic_as_tensor_ops(program.graph_module)
-            program = program.run_decompositions(decompositions)
-            scalar_casts_as_items(program.graph)
-            assertions = assertions_as_results(program.graph)
-            refuse_complex_to_real(program.graph)
-            _refuse_data_dependent_shapes(program)
-            state = _state_as_inputs(program, how.all_state)
+            decomposed = program.run_decompositions(decompositions)
+            scalar_casts_as_items(decomposed.graph)
+            assertions = assertions_as_results(decomposed.graph)
+            refuse_complex_to_real(decomposed.graph)
+            _refuse_data_dependent_shapes(decomposed)
+            state = _state_as_inputs(decomposed, how.all_state)
             announce("torch-mlir's import of the FX graph")
-            if has_composites(program):
+            if has_composites(decomposed):
                 module = import_with_composites(
-                    program, how.output_type, how.function, WeightsWithoutCopies()
+                    decomposed, how.output_type, how.function, WeightsWithoutCopies()
                 )
             else:
                 module = export_and_import(
-                    program,
+                    decomposed,
                     output_type=how.output_type,
                     func_name=how.function,
                     hooks=WeightsWithoutCopies(),
@@ -419,9 +424,16 @@ def _lower(
     if failure is not None:
         announce("the search for the ops torch-mlir cannot lower")
         with capture_native_stderr():  # their failures repeat the one being reported
-            unknown = _unknown_ops(program) if "torch.operator" in printed[0] else set()
-            unknown |= _unconverted_ops(program)
-        raise FrontendError(_lowering_failure(printed[0], failure, unknown))
+            unknown = _unknown_ops(decomposed) if "torch.operator" in printed[0] else set()
+            unknown |= _unconverted_ops(decomposed)
+        found = _failing_ops(printed[0], unknown)
+        more = _pytorch_decompositions(decomposed, {op for op, _ in found}, decompositions)
+        if more:
+            try:
+                return _lower(program, how, {**decompositions, **more})
+            except FrontendError:
+                pass  # the ops the model calls say more than those they decompose into
+        raise FrontendError(_lowering_failure(found, printed[0], failure))
     operation = module.operation
     number_results: tuple[str | None, ...] = ()
     if how.output_type == "stablehlo":
@@ -433,10 +445,43 @@ def _lower(
     return _Lowered(
         IRModule(WORLD, operation.context, operation).to_bytecode(),
         tuple(state),
-        _mutated_inputs(program.graph_signature),
+        _mutated_inputs(decomposed.graph_signature),
         number_results,
         assertions,
     )
+
+
+def _pytorch_decompositions(
+    program: torch.export.ExportedProgram, names: set[str], have: dict[Any, Callable[..., Any]]
+) -> dict[Any, Callable[..., Any]]:
+    """PyTorch's own decompositions (its composite kernels, its core ATen and other tables)
+    of the ops of `program` that torch-mlir names `names`, where `have` has none."""
+    wanted = {name.removeprefix("torch.") for name in names}
+    ops = {
+        node.target
+        for node in program.graph.nodes
+        if isinstance(node.target, torch._ops.OpOverload)
+        and _qualified_name(node.target).replace("::", ".") in wanted
+        and node.target not in have
+    }
+    composite = {
+        op
+        for op in ops
+        if torch._C._dispatch_has_kernel_for_dispatch_key(
+            _qualified_name(op), "CompositeImplicitAutograd"
+        )
+    }
+    found = {op: decomposition_table[op] for op in ops - composite if op in decomposition_table}
+    if composite:  # export's table of composite kernels takes a while to build
+        table = torch.export.default_decompositions()
+        found |= {op: table[op] for op in composite if op in table}
+    return found
+
+
+def _qualified_name(op: Any) -> str:
+    """`aten::name.overload` (`aten::name` for the default overload), as the dispatcher
+    spells an op."""
+    return str(op.name())
 
 
 def _crash_report(crash: Crashed, program: torch.export.ExportedProgram) -> str:
@@ -617,8 +662,9 @@ def _site(text: str) -> str:
     return f"{where.group(1)}:{where.group(2)}" if where else "unknown location"
 
 
-def _lowering_failure(printed: str, error: Exception, unknown: set[tuple[str, str]]) -> str:
-    """Every op torch-mlir could not lower, with where the model uses it, else the error."""
+def _failing_ops(printed: str, unknown: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """(op, site) for every op torch-mlir could not lower: those it does not know (`unknown`)
+    and those its lowering names in what it `printed`."""
     # torch.operator wraps an ATen op torch-mlir does not know; name the ATen op instead
     found = set(unknown)
     for line in printed.splitlines():
@@ -627,6 +673,12 @@ def _lowering_failure(printed: str, error: Exception, unknown: set[tuple[str, st
         name = op.group(2) or op.group(1)
         if not (unknown and name.startswith("torch.constant.")):  # a user of it is named
             found.add((name, _site(line[: op.start()])))
+    return found
+
+
+def _lowering_failure(found: set[tuple[str, str]], printed: str, error: Exception) -> str:
+    """Every op torch-mlir could not lower (`found`), with where the model uses it, else the
+    error and the diagnostics it `printed`."""
     if not found:
         # the pipeline's own error says only that it failed; its diagnostics say where and why
         diagnostics = [line for line in printed.splitlines() if ": error: " in line]
