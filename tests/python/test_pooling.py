@@ -147,3 +147,23 @@ def test_max_pooling_with_indices_takes_the_kernel_as_its_default_stride() -> No
     model = DefaultStride()
     got = compile_torch(model, (x,))(x)
     torch.testing.assert_close(got, model(x), rtol=0, atol=0, equal_nan=True)
+
+
+class WithIndices3d(torch.nn.Module):
+    """3-d max pooling with indices, which torch-mlir has no lowering for, in each option."""
+
+    OPTIONS = (
+        {"kernel_size": 2},
+        {"kernel_size": 3, "stride": 2, "padding": 1},
+        {"kernel_size": 2, "stride": 1, "dilation": 2},
+        {"kernel_size": 2, "stride": 2, "ceil_mode": True},
+    )
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        return tuple(F.max_pool3d(x, **o, return_indices=True) for o in self.OPTIONS)
+
+
+def test_3d_max_pooling_with_indices_matches_eager() -> None:
+    x = _input(3)[:1, :2, :5, :5, :5].contiguous()
+    model = WithIndices3d()
+    torch.testing.assert_close(compile_torch(model, (x,))(x), model(x), equal_nan=True)

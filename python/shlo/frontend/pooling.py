@@ -6,7 +6,8 @@ With `ceil_mode`, ATen adds a last window that may run past the input's end (nev
 starts past it); torch-mlir sized or filled that window wrongly (max pooling gave wrong numbers
 without a word, average pooling of 1-d and 3-d inputs failed to import), and it has no
 lowering for `divisor_override`.  Where ceil mode adds no window, the op is the same as without
-it and goes to torch-mlir as that.  Otherwise max pooling goes through PyTorch's own
+it and goes to torch-mlir as that (max pooling with indices in 2-d only: torch-mlir has no 3-d
+one).  Otherwise max pooling goes through PyTorch's own
 decomposition (a gather of every window, padded with a value below any input), and average
 pooling is the sum over the zero-padded windows divided by ATen's divisor for each output
 position, worked out here from the static shapes: the window's size clipped to the padded
@@ -66,14 +67,14 @@ def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
         dilation: Sequence[int] = (1,),
         ceil_mode: bool = False,
     ) -> Any:
-        if not ceil_mode and stride:
-            return NotImplemented  # torch-mlir lowers it as it is
+        if not ceil_mode and stride and rank == 2:
+            return NotImplemented  # torch-mlir lowers it as it is (not in 3-d)
         kernel = _expand(kernel_size, rank)
         options = (_expand(stride, rank, kernel), _expand(padding, rank), _expand(dilation, rank))
         floor, ceil = _sizes(x, kernel, *options)
-        if floor == ceil:  # the stride written out: torch-mlir takes an empty one for 1
+        if floor == ceil and rank == 2:  # the stride written out: torch-mlir took none for 1
             return op(x, kernel, *options, False)
-        return decomposition_table[op](x, kernel, *options, True)
+        return decomposition_table[op](x, kernel, *options, ceil_mode)
 
     return run
 
