@@ -85,7 +85,7 @@ def test_bad_input_to_an_entry_point_raises_its_stage_error(case: str) -> None:
         (translate_main, [MLIR, "--interpret", "--args=[1]"], "shlo-translate", "args"),
         (shlo_main, ["compile", "/no/such/file.mlir", "-o", OUT], "shlo", "/no/such/file"),
         (shlo_main, ["compile", MLIR, "--target", "tpu", "-o", OUT], "shlo", "tpu"),
-        (shlo_main, ["run", MLIR, "--input=2xq7"], "shlo", "not a valid IREE module"),
+        (shlo_main, ["run", MLIR, "--input=2xq7"], "shlo", "is MLIR text, not a compiled"),
         (shlo_main, ["bench", MLIR, "--runs", "0"], "shlo", "--runs 0"),
         (shlo_main, ["import", "no.such.module:f", "-o", OUT], "shlo", "cannot load"),
         (shlo_main, ["compare", BAD], "shlo", "error"),
