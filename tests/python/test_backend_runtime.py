@@ -14,6 +14,7 @@ from shlo.backend.targets import Target, cuda_arch
 from shlo.errors import CompileError, FrontendError, RunError
 from shlo.frontend.torch_import import import_model
 from shlo.ir.load import load
+from shlo.runtime.devices import device_config, lost_device
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.tools.demo_models import MLP
 from zoo import EXAMPLES_FOR_CUDA
@@ -213,3 +214,24 @@ def test_rng_bit_generator_gives_the_same_state_and_bits_on_vulkan() -> None:
         ]
         for cpu, vulkan in zip(*outputs, strict=True):
             np.testing.assert_array_equal(vulkan, cpu, err_msg=algorithm)
+
+
+def test_a_lost_device_is_replaced_for_the_next_load(mlp_vmfb: bytes) -> None:
+    """A driver's report of a lost device drops that device: modules loaded later get a new one,
+    while any other failure keeps it."""
+    first = LoadedModule(mlp_vmfb)
+    assert lost_device("local-task", first.device, "INVALID_ARGUMENT; a wrong input") is None
+    assert LoadedModule(mlp_vmfb).device is first.device
+    message = lost_device(
+        "local-task",
+        first.device,
+        "queue.c:2867: DATA_LOSS; [vkSignalSemaphore] VK_ERROR_DEVICE_LOST; while invoking",
+    )
+    assert message is not None
+    assert message.startswith("the driver lost device 'local-task' (queue.c:2867: DATA_LOSS;")
+    assert message.endswith("load the module again, which gets a new device")
+    again = LoadedModule(mlp_vmfb)
+    assert again.device is not first.device
+    assert device_config("local-task").device is again.device
+    x = np.ones((8, 64), np.float32)
+    np.testing.assert_array_equal(again("main", x)[0], first("main", x)[0])

@@ -33,6 +33,7 @@ from shlo.errors import RunError, ShloError
 from shlo.ir.output import atomic_path
 from shlo.runtime.archives import MADE_FROM, archive_provider, made_from
 from shlo.runtime.bindings import ireert
+from shlo.runtime.devices import device_config
 
 
 def _string(buffer: Any) -> str:
@@ -43,7 +44,7 @@ class _Encoder:
     """An encoder module loaded on a device, with its functions by role."""
 
     def __init__(self, module_path: str | Path, device: str) -> None:
-        self.config = ireert.Config(device)
+        self.config = device_config(device)
         self.instance = self.config.vm_instance
         try:
             self.module = ireert.VmModule.mmap(self.instance, str(module_path))

@@ -23,6 +23,7 @@ from shlo.errors import RunError
 from shlo.ir.source import BYTECODE_MAGIC
 from shlo.runtime.archives import encoded_archive, parameters_module, stale_encoding
 from shlo.runtime.bindings import ireert, map_dtype_to_element_type
+from shlo.runtime.devices import device_config, lost_device
 from shlo.runtime.isolated import try_in_child
 from shlo.runtime.untrusted import read_bytes
 from shlo.runtime.value_syntax import ELEMENT_TYPES
@@ -130,7 +131,8 @@ class LoadedModule:
         if not isinstance(data, TrustedVmfb):
             refuse_mlir(data, "the module" if vmfb is data else str(vmfb))
             try_in_child(data, "the module" if vmfb is data else str(vmfb), device, parameters)
-        self._context = ireert.SystemContext(config=ireert.Config(device))
+        self._context = ireert.SystemContext(config=device_config(device))
+        self.device = self._context.config.device
         try:
             self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
         except _IREE_ERRORS as error:
@@ -140,8 +142,11 @@ class LoadedModule:
         try:
             self._context.add_vm_module(self._module)
         except _IREE_ERRORS as error:
-            raise RunError(_registration_failure(str(error), device, parameters)) from None
-        self.device = self._context.config.device
+            message = str(error)
+            raise RunError(
+                lost_device(device, self.device, message)
+                or _registration_failure(message, device, parameters)
+            ) from None
         self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
 
     @property
@@ -190,11 +195,7 @@ class LoadedModule:
                 if given is not None and given.takes_bits(array):
                     array = array.view(ELEMENT_TYPES[given.element_type])
                 arguments.push_ref(self._to_device(array, element_type))
-        results = _invoked(self._context.vm_context.invoke, function, vm_function, arguments)
-        return [
-            view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
-            for i in range(results.size)
-        ]
+        return self._run(function, vm_function, arguments)
 
     def invoker(
         self, function: str, names: Sequence[str] = ()
@@ -207,10 +208,6 @@ class LoadedModule:
             return lambda arrays: self(function, *arrays, names=names)
         expected = [(np.dtype(ELEMENT_TYPES[s.element_type]), s.shape) for s in specs]
         plan = list(zip(expected, element_types, strict=True))
-        allocate, device = self.device.allocator.allocate_buffer_copy, self.device
-        invoke = self._context.vm_context.invoke
-        memory, usage = ireert.MemoryType.DEVICE_LOCAL, ireert.BufferUsage.DEFAULT
-        view_type = ireert.HalBufferView
 
         def call(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
             if len(arrays) != len(plan):
@@ -219,20 +216,8 @@ class LoadedModule:
             for array, ((dtype, shape), element_type) in zip(arrays, plan, strict=True):
                 if array.dtype != dtype or array.shape != shape or not array.flags.c_contiguous:
                     return self(function, *arrays, names=names)
-                arguments.push_ref(
-                    allocate(
-                        memory_type=memory,
-                        allowed_usage=usage,
-                        device=device,
-                        buffer=array,
-                        element_type=element_type,
-                    )
-                )
-            results = _invoked(invoke, function, vm_function, arguments)
-            return [
-                view_to_numpy(results.get_as_object(i, view_type), device)
-                for i in range(results.size)
-            ]
+                arguments.push_ref(self._to_device(array, element_type))
+            return self._run(function, vm_function, arguments)
 
         return call
 
@@ -240,24 +225,34 @@ class LoadedModule:
         element_type = element_type or map_dtype_to_element_type(array.dtype)
         if element_type is None:
             raise RunError(f"inputs of dtype {array.dtype} are not supported by the runtime")
-        return self.device.allocator.allocate_buffer_copy(
-            memory_type=ireert.MemoryType.DEVICE_LOCAL,
-            allowed_usage=ireert.BufferUsage.DEFAULT,
-            device=self.device,
-            buffer=array,
-            element_type=element_type,
-        )
+        try:
+            return self.device.allocator.allocate_buffer_copy(
+                memory_type=ireert.MemoryType.DEVICE_LOCAL,
+                allowed_usage=ireert.BufferUsage.DEFAULT,
+                device=self.device,
+                buffer=array,
+                element_type=element_type,
+            )
+        except _IREE_ERRORS as error:
+            raise self._failure("copying an input to the device", error) from None
 
+    def _run(self, function: str, vm_function: Any, arguments: Any) -> list[np.ndarray]:
+        """Call `function` and bring its results to the host; IREE's failure on the way (a
+        failed assertion, a damaged module, a lost device) as a RunError naming it."""
+        results = ireert.VmVariantList(4)
+        try:
+            self._context.vm_context.invoke(vm_function, arguments, results)
+            return [
+                view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
+                for i in range(results.size)
+            ]
+        except _IREE_ERRORS as error:
+            raise self._failure(function, error) from None
 
-def _invoked(invoke: Callable[..., Any], function: str, vm_function: Any, arguments: Any) -> Any:
-    """The results of calling `function`; IREE's failure while it runs (a failed assertion, a
-    damaged module) as a RunError naming it."""
-    results = ireert.VmVariantList(4)
-    try:
-        invoke(vm_function, arguments, results)
-    except _IREE_ERRORS as error:
-        raise RunError(f"{function}: {error}") from None
-    return results
+    def _failure(self, what: str, error: Exception) -> RunError:
+        """IREE's `error` at `what`; a lost device is also dropped (`lost_device`)."""
+        message = str(error)
+        return RunError(f"{what}: {lost_device(self.device_name, self.device, message) or message}")
 
 
 def refuse_mlir(data: bytes, name: str) -> None:

@@ -1,0 +1,42 @@
+"""This process's IREE devices, one per name, and what happens when a driver loses one.
+
+IREE's own cache (`iree.runtime.get_device`) keeps a device for the life of the process, so one
+`VK_ERROR_DEVICE_LOST` would fail every module loaded after it.  Here a lost device is dropped:
+what was loaded on it stays broken and says so, and the next load gets a new device.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from shlo.runtime.bindings import ireert
+
+_DEVICES: dict[str, Any] = {}
+_LOCK = threading.Lock()
+# How drivers report a lost device in IREE's status text (Vulkan's VK_ERROR_DEVICE_LOST, CUDA's
+# launch failures that poison the context).
+_LOST = ("DEVICE_LOST", "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_ADDRESS")
+
+
+def device_config(name: str) -> Any:
+    """An `ireert.Config` on this process's device `name` (made on first use)."""
+    with _LOCK:
+        if name not in _DEVICES:
+            _DEVICES[name] = ireert.get_device(name, cache=False)
+        device = _DEVICES[name]
+    return ireert.Config(device=device)
+
+
+def lost_device(name: str, device: Any, message: str) -> str | None:
+    """If `message` (an IREE failure on `device`) says the driver lost the device, drop it so
+    the next load gets a new one, and say so; else None."""
+    if not any(mark in message for mark in _LOST):
+        return None
+    with _LOCK:
+        if _DEVICES.get(name) is device:
+            del _DEVICES[name]
+    return (
+        f"the driver lost device '{name}' ({message.splitlines()[0][:300]}); what was loaded on "
+        "it cannot run again: load the module again, which gets a new device"
+    )
