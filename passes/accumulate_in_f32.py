@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import combiner, create, ops_in, producer, rewrite_each
+from shlo.ir.edit import combiner, create, in_program, ops_in, producer, rewrite_each
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
 _ACCUMULATING = ("stablehlo.dot", "stablehlo.dot_general", "stablehlo.convolution")
 _NARROW = ("f16", "bf16")
-# Ops whose regions hold the program's own ops (not a scalar computation applied per element).
-_PROGRAM_REGIONS = ("func.func", "stablehlo.while", "stablehlo.if", "stablehlo.case")
 
 
 def _wide(kind: Any) -> Any:
@@ -69,5 +67,5 @@ def accumulate_in_f32(module: Any, options: None) -> None:
         rewrite_each(module, name, _in_f32)
     with module.context:
         for op in ops_in(module, "stablehlo.reduce"):
-            if op.parent.name in _PROGRAM_REGIONS:
+            if in_program(op):
                 _sum_in_f32(op)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import create, ops_in, producer
+from shlo.ir.edit import create, in_program, ops_in, producer
 from shlo.ir.elementwise import compare
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
@@ -44,8 +44,6 @@ _ROUNDED = frozenset(
         "remainder rsqrt sine sqrt subtract tan tanh"
     ).split()
 )
-# Ops whose regions hold the program's own ops (not a scalar computation applied per element).
-_PROGRAM_REGIONS = ("func.func", "stablehlo.while", "stablehlo.if", "stablehlo.case")
 _TERMINATORS = ("func.return", "stablehlo.return")
 
 
@@ -100,5 +98,5 @@ def round_low_precision(module: Any, options: None) -> None:
     """Round each bf16/f16 result that another op reads, in ops IREE cannot fold away."""
     with module.context:
         for op in ops_in(module):
-            if op.name in _ROUNDED and op.parent.name in _PROGRAM_REGIONS:
+            if op.name in _ROUNDED and in_program(op):
                 _round_results(op)

@@ -100,18 +100,16 @@ def _refuse_long_rows(module: IRModule) -> None:
 def module_facts(module: IRModule) -> ModuleFacts:
     """What the flag rule asks of `module`, found in one walk and its signature."""
     interface = _interface(module)
-    computes_f16, computes_8bit, computes_16bit, bf16_constants, long_f64_sums, rng_state = (
-        _types_used(module)
-    )
+    found = _types_used(module)
     return ModuleFacts(
         interface_f64=_mentions(interface, "f64"),
         interface_i64=_mentions(interface, "i64"),
-        computes_f16=computes_f16 or _mentions(interface, "f16"),
-        computes_8bit=computes_8bit or any(_mentions(interface, t) for t in _8BIT),
-        computes_16bit=computes_16bit or any(_mentions(interface, t) for t in _16BIT),
-        bf16_constants=bf16_constants,
-        long_f64_sums=long_f64_sums,
-        rng_state=rng_state,
+        computes_f16="f16" in found or _mentions(interface, "f16"),
+        computes_8bit=any(t in found or _mentions(interface, t) for t in _8BIT),
+        computes_16bit=any(t in found or _mentions(interface, t) for t in _16BIT),
+        bf16_constants="bf16 constant" in found,
+        long_f64_sums="long f64 sum" in found,
+        rng_state="rng" in found,
     )
 
 
@@ -136,10 +134,10 @@ _8BIT = ("i1", "i8", "ui8")
 _16BIT = ("i16", "ui16", "bf16")
 
 
-def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool, bool, bool]:
-    """Whether any op result is f16, whether any is bool or 8-bit, whether any is a 16-bit
-    integer or bf16, whether a bf16 dense_resource constant exists, whether an f64
-    reduction sums `LONG_SUM` elements or more, and whether an `rng_bit_generator` is used."""
+def _types_used(module: IRModule) -> set[str]:
+    """The element types of op results among f16 and those of `_8BIT` and `_16BIT`, with
+    "bf16 constant" for a bf16 dense_resource constant, "long f64 sum" for an f64 reduction
+    over `LONG_SUM` elements or more, and "rng" for an `rng_bit_generator`."""
     ir = module.world.ir
     found: set[str] = set()
 
@@ -162,14 +160,7 @@ def _types_used(module: IRModule) -> tuple[bool, bool, bool, bool, bool, bool]:
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    return (
-        "f16" in found,
-        bool(found.intersection(_8BIT)),
-        bool(found.intersection(_16BIT)),
-        "bf16 constant" in found,
-        "long f64 sum" in found,
-        "rng" in found,
-    )
+    return found
 
 
 def _long_f64_sum(reduce: Any) -> bool:

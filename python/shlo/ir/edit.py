@@ -10,6 +10,9 @@ from typing import Any, cast
 
 from shlo.ir.stablehlo import ir
 
+# Ops whose regions hold the program's own ops (not a scalar computation applied per element).
+_PROGRAM_REGIONS = ("func.func", "stablehlo.while", "stablehlo.if", "stablehlo.case")
+
 
 def ops_in(operation: Any, name: str | None = None) -> list[Any]:
     """Every op under `operation` (a module or an op, itself included) in MLIR's walk order;
@@ -86,6 +89,12 @@ def stable_sort_of(operands: list[Any], dimension: int) -> tuple[Any, Any]:
     location = ir.Location.current
     block = sort.regions[0].blocks.append(*scalars, arg_locs=[location] * len(scalars))
     return sort, block
+
+
+def in_program(op: Any) -> bool:
+    """Whether `op` is one of the program's own ops, not part of a computation that a reduce,
+    sort or scatter applies to scalars."""
+    return op.parent.name in _PROGRAM_REGIONS
 
 
 def producer(value: Any) -> Any:

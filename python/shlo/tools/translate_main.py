@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, NoReturn
 
 from shlo.errors import InterpreterError, ParseError, ShloError, UsageError
 from shlo.ir.diagnostics import Diagnostic
-from shlo.ir.source import Source
+from shlo.ir.source import BYTECODE_MAGIC, Source
 from shlo.ir.text import split_top_level
 
 PROG = "shlo-translate"
@@ -256,7 +256,7 @@ def _artifact_version(data: bytes) -> str | None:
     import re
 
     header = data.split(b"\0", 1)[0]
-    if len(data) < 19 or not header.startswith(b"ML\xefR") or b"\0" not in data:
+    if len(data) < 19 or not header.startswith(BYTECODE_MAGIC) or b"\0" not in data:
         return None
     found = re.search(rb"StableHLO_v(\d+)\.(\d+)\.(\d+)$", header)
     return ".".join(part.decode() for part in found.groups()) if found else None
