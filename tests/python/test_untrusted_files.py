@@ -555,6 +555,26 @@ for name in ("flipped", "cut"):
     assert flipped.startswith("flipped: ") and cut.startswith("cut: "), done.stdout
 
 
+def test_bytes_of_the_file_quoted_by_the_reader_stay_on_its_line(tmp_path) -> None:
+    """A producer string that runs on into the sections (its NUL gone) is quoted by the bytecode
+    reader's note as it is, newlines and control characters included: each is shown escaped, so
+    every diagnostic keeps to its own line."""
+    done = run("shlo-translate", "--serialize", "-o", tmp_path / "x.vhlo", input=ADD)
+    assert done.returncode == 0, done.stderr
+    artifact = (tmp_path / "x.vhlo").read_bytes()
+    end = artifact.index(b"\0")
+    (tmp_path / "runs_on.vhlo").write_bytes(artifact[:end] + b"\n\x01" + artifact[end + 1 :])
+    for tool in ("shlo-opt", "shlo-translate --deserialize", "shlo compile"):
+        done = run(*tool.split(), tmp_path / "runs_on.vhlo", "-o", tmp_path / "out")
+        assert done.returncode == 1, done.stderr
+        produced = [line for line in done.stderr.splitlines() if "produced by: " in line]
+        assert len(produced) == 1 and "\\x0a\\x01" in produced[0], done.stderr
+        assert all(
+            re.match(r"(\S+:\d+:\d+|<unknown>:0): (error|note): |shlo", line)
+            for line in done.stderr.splitlines()
+        ), done.stderr
+
+
 # Native deaths: damaged bytecode and damaged code, from the commands and from Python.
 
 _UD2, _JUMP_TO_ITSELF = b"\x0f\x0b", b"\xeb\xfe"  # x86-64: an illegal instruction; `jmp .`

@@ -20,6 +20,7 @@ _FILE_LOC = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 # How mlir-opt/iree-opt print a diagnostic; used to read a native tool's stderr back.
 _PRINTED = re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): (.*)$")
 _PRINTED_UNKNOWN = re.compile(r"^<unknown>:0: (error|warning|note|remark): (.*)$")
+_ESCAPED_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)}
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,12 @@ class Diagnostic:
             message = diag.message
         except RuntimeError:  # it quotes bytes of a damaged file that are not UTF-8
             message = "(MLIR's message quotes bytes that are not UTF-8)"
-        return cls.at(diag.location, diag.severity.name.lower(), message, notes)
+        found = cls.at(diag.location, diag.severity.name.lower(), message, notes)
+        if found.file is not None and found.line == 0:
+            # The bytecode reader's (it has no lines), quoting bytes of the file as they are:
+            # their control characters, a newline among them, shown escaped keep it one line.
+            return replace(found, message=found.message.translate(_ESCAPED_CONTROLS))
+        return found
 
     def renamed(self, old: str, new: str) -> Diagnostic:
         """The same diagnostic with locations in file `old` moved to file `new`."""
