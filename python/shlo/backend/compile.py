@@ -24,6 +24,7 @@ from shlo.backend.prepare import prepare
 from shlo.backend.targets import Target
 from shlo.errors import CompileError
 from shlo.ir.diagnostics import format_all, parse_printed
+from shlo.ir.edit import ops_in
 from shlo.ir.module import IRModule, PrintOptions
 from shlo.ir.output import AtomicOutput, atomic_path
 from shlo.pipeline.native_tools import run_binary
@@ -103,6 +104,7 @@ def compile_module(
             parameters=parameters,
             write_weights=functools.partial(write_archive, weights),
             keep_temps=keep_temps,
+            stateless=_stateless(prepared),
         )
     identity = run_pipeline(prepared, "builtin.module(strip-debuginfo)") if use_cache else None
     return compile_bytecode(
@@ -112,7 +114,17 @@ def compile_module(
         cache_as=identity.to_bytecode() if identity else None,
         parameters=parameters,
         keep_temps=keep_temps,
+        stateless=_stateless(prepared),
     )
+
+
+def _stateless(module: IRModule) -> bool:
+    """Whether the program keeps nothing between calls (no mutable global), so that a call
+    may run again from its inputs alone (`LoadedModule` does, on a new device, after a lost
+    one)."""
+    with module.context:
+        found = [*ops_in(module, "ml_program.global"), *ops_in(module, "util.global")]
+        return not any("is_mutable" in op.attributes for op in found)
 
 
 def _host_flags(
@@ -231,6 +243,7 @@ def compile_bytecode(
     parameters: str | Path | None = None,
     write_weights: Callable[[Path], None] | None = None,
     keep_temps: str | Path | None = None,
+    stateless: bool = False,
 ) -> Compiled:
     """Compile StableHLO (bytecode or text, or a module, written out as bytecode straight to
     iree-compile's input file) for `target` with iree-compile and `flags` (by default the
@@ -251,6 +264,8 @@ def compile_bytecode(
     `keep_temps`: compile in that folder (made if missing; never from the cache) and leave the
     exact input iree-compile got there, with what it wrote; the recorded commands start with
     `cd` to it, so `command_line()` reruns them as they ran.
+
+    `stateless`: the module keeps nothing between calls (`TrustedVmfb.stateless`).
     """
     target = Target.get(target)
     flags = list(_host_flags(target) if flags is None else flags)
@@ -268,7 +283,8 @@ def compile_bytecode(
         main += 1
     entry = cache.key(cache_as, flags) if cache_as is not None and destination is None else ""
     if entry and not kept and (vmfb := cache.lookup(entry)) is not None:
-        return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)), main, cached=True)
+        trusted = TrustedVmfb(vmfb, stateless=stateless)
+        return Compiled(trusted, target, tuple(map(tuple, shown)), main, cached=True)
     with _scratch(kept) as scratch, ExitStack() as outputs:
         archive = outputs.enter_context(atomic_path(destination)) if destination else None
         # an output like any other: with keep_temps, the folder is the user's
@@ -300,4 +316,4 @@ def compile_bytecode(
         vmfb = (Path(scratch) / f"{source_name}.vmfb").read_bytes()
     if entry:
         cache.store(entry, vmfb)
-    return Compiled(TrustedVmfb(vmfb), target, tuple(map(tuple, shown)), main)
+    return Compiled(TrustedVmfb(vmfb, stateless=stateless), target, tuple(map(tuple, shown)), main)

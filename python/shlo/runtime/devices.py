@@ -30,13 +30,10 @@ def device_config(name: str) -> Any:
 
 def lost_device(name: str, device: Any, message: str) -> str | None:
     """If `message` (an IREE failure on `device`) says the driver lost the device, drop it so
-    the next load gets a new one, and say so; else None."""
+    the next load gets a new one, and say so (what follows is the caller's); else None."""
     if not any(mark in message for mark in _LOST):
         return None
     with _LOCK:
         if _DEVICES.get(name) is device:
             del _DEVICES[name]
-    return (
-        f"the driver lost device '{name}' ({message.splitlines()[0][:300]}); what was loaded on "
-        "it cannot run again: load the module again, which gets a new device"
-    )
+    return f"the driver lost device '{name}' ({message.splitlines()[0][:300]})"

@@ -12,6 +12,7 @@ A module shlo did not just compile is tried in a child process first (`TrustedVm
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,7 +106,21 @@ class TrustedVmfb(bytes):
     """A `.vmfb` that `LoadedModule` loads without trying it in a child process first: what
     `compile_module` returns (this process's compile, or a cache entry whose checksum holds),
     or any module loaded by a process whose crash ends nothing else (`shlo run`'s child).
-    Slices and `bytes(...)` copies of it are plain bytes, tried again."""
+    Slices and `bytes(...)` copies of it are plain bytes, tried again.
+
+    `stateless`: its compile found no mutable global, so a call depends on its inputs alone and
+    may run again on a new device after the driver lost the old one."""
+
+    stateless: bool
+
+    def __new__(cls, data: bytes, stateless: bool = False) -> TrustedVmfb:
+        made = super().__new__(cls, data)
+        made.stateless = stateless
+        return made
+
+
+# An argument as `_invoke` takes it: an array with its HAL element type, or a number (None).
+_Input = tuple[Any, Any]
 
 
 class LoadedModule:
@@ -127,27 +142,38 @@ class LoadedModule:
                 f"{', '.join(available_devices()) or 'none'}"
             )
         self.device_name = device
+        self._parameters = parameters
         data = read_bytes(vmfb) if isinstance(vmfb, (str, Path)) else vmfb
         if not isinstance(data, TrustedVmfb):
             refuse_mlir(data, "the module" if vmfb is data else str(vmfb))
             try_in_child(data, "the module" if vmfb is data else str(vmfb), device, parameters)
-        self._context = ireert.SystemContext(config=device_config(device))
+        # What a call that lost its device runs again on (only a module without state).
+        self._reloadable = data if isinstance(data, TrustedVmfb) and data.stateless else None
+        self._load(data)
+
+    def _load(self, data: bytes) -> None:
+        """Load `data` (and the parameters) on this process's device of that name: a new one
+        after the driver lost the last."""
+        self._context = ireert.SystemContext(config=device_config(self.device_name))
         self.device = self._context.config.device
+        self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
         try:
             self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
         except _IREE_ERRORS as error:
             raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
-        if parameters is not None:
-            self._context.add_vm_module(parameters_module(self._context.instance, parameters))
+        if self._parameters is not None:
+            archive = parameters_module(self._context.instance, self._parameters)
+            self._context.add_vm_module(archive)
         try:
             self._context.add_vm_module(self._module)
         except _IREE_ERRORS as error:
             message = str(error)
+            lost = lost_device(self.device_name, self.device, message)
             raise RunError(
-                lost_device(device, self.device, message)
-                or _registration_failure(message, device, parameters)
+                f"{lost}: load the module again, which gets a new device"
+                if lost
+                else _registration_failure(message, self.device_name, self._parameters)
             ) from None
-        self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
 
     @property
     def function_names(self) -> list[str]:
@@ -179,23 +205,27 @@ class LoadedModule:
         """Call `function`; inputs are checked against its signature before anything runs.
         `names`: what the caller calls each input, for the messages (else its index)."""
         arrays = [np.require(value, requirements="C") for value in inputs]  # keeps 0-d arrays 0-d
-        vm_function, specs, element_types = self._function(function)
+        _, specs, element_types = self._function(function)
         if specs and len(specs) != len(arrays):
             raise RunError(f"{function}: expected {len(specs)} inputs, got {len(arrays)}")
         for index, (spec, array) in enumerate(zip(specs, arrays, strict=False)):
             spec.check(names[index] if index < len(names) else f"{function} input {index}", array)
-        arguments = ireert.VmVariantList(len(arrays))
+        arguments: list[_Input] = []
         for index, array in enumerate(arrays):
             given = specs[index] if specs else None
             if given is not None and given.scalar:
-                push = arguments.push_float if given.element_type[0] == "f" else arguments.push_int
-                push(array.item())
-            else:
-                element_type = element_types[index] if specs else None
-                if given is not None and given.takes_bits(array):
-                    array = array.view(ELEMENT_TYPES[given.element_type])
-                arguments.push_ref(self._to_device(array, element_type))
-        return self._run(function, vm_function, arguments)
+                number = float if given.element_type[0] == "f" else int
+                arguments.append((number(array.item()), None))
+                continue
+            if given is not None and given.takes_bits(array):
+                array = array.view(ELEMENT_TYPES[given.element_type])
+            element_type = (element_types[index] if specs else None) or map_dtype_to_element_type(
+                array.dtype
+            )
+            if element_type is None:
+                raise RunError(f"inputs of dtype {array.dtype} are not supported by the runtime")
+            arguments.append((array, element_type))
+        return self._run(function, arguments)
 
     def invoker(
         self, function: str, names: Sequence[str] = ()
@@ -203,7 +233,7 @@ class LoadedModule:
         """`function` as a call whose signature work is done once (torch.compile's per-call
         path).  Inputs that do not match exactly (dtype, shape, layout) take the checked path
         of `__call__`, which converts them or says what is wrong (by `names`)."""
-        vm_function, specs, element_types = self._function(function)
+        _, specs, element_types = self._function(function)
         if not specs or None in element_types or any(None in s.shape for s in specs):
             return lambda arrays: self(function, *arrays, names=names)
         expected = [(np.dtype(ELEMENT_TYPES[s.element_type]), s.shape) for s in specs]
@@ -212,47 +242,60 @@ class LoadedModule:
         def call(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
             if len(arrays) != len(plan):
                 return self(function, *arrays, names=names)
-            arguments = ireert.VmVariantList(len(plan))
-            for array, ((dtype, shape), element_type) in zip(arrays, plan, strict=True):
+            for array, ((dtype, shape), _) in zip(arrays, plan, strict=True):
                 if array.dtype != dtype or array.shape != shape or not array.flags.c_contiguous:
                     return self(function, *arrays, names=names)
-                arguments.push_ref(self._to_device(array, element_type))
-            return self._run(function, vm_function, arguments)
+            return self._run(function, list(zip(arrays, element_types, strict=True)))
 
         return call
 
-    def _to_device(self, array: np.ndarray, element_type: Any = None) -> Any:
-        element_type = element_type or map_dtype_to_element_type(array.dtype)
-        if element_type is None:
-            raise RunError(f"inputs of dtype {array.dtype} are not supported by the runtime")
-        try:
-            return self.device.allocator.allocate_buffer_copy(
+    def _run(self, function: str, arguments: list[_Input]) -> list[np.ndarray]:
+        """Call `function` and bring its results to the host; IREE's failure on the way (a
+        failed assertion, a damaged module, a lost device) as a RunError naming it.  A call
+        whose device the driver lost runs once more, on a new device, when the module keeps
+        no state (`TrustedVmfb.stateless`): Mesa's Vulkan on the CPU loses its device to a race
+        of IREE's own now and then, and such a call depends on its inputs alone."""
+        again = self._reloadable is not None
+        while True:
+            try:
+                return self._invoke(function, arguments)
+            except RunError:
+                raise
+            except _IREE_ERRORS as error:
+                message = str(error)
+                lost = lost_device(self.device_name, self.device, message)
+                if lost is None:
+                    raise RunError(f"{function}: {message}") from None
+                if not again or self._reloadable is None:
+                    raise RunError(
+                        f"{function}: {lost}: what was loaded on it cannot run again; load the "
+                        "module again, which gets a new device"
+                    ) from None
+            warnings.warn(f"{function}: {lost}: ran it again on a new device", stacklevel=3)
+            self._load(self._reloadable)
+            again = False
+
+    def _invoke(self, function: str, arguments: list[_Input]) -> list[np.ndarray]:
+        vm_function = self._function(function)[0]
+        pushed = ireert.VmVariantList(len(arguments))
+        for value, element_type in arguments:
+            if element_type is None:
+                (pushed.push_float if isinstance(value, float) else pushed.push_int)(value)
+                continue
+            buffer = self.device.allocator.allocate_buffer_copy(
                 memory_type=ireert.MemoryType.DEVICE_LOCAL,
                 allowed_usage=ireert.BufferUsage.DEFAULT,
                 device=self.device,
-                buffer=array,
+                buffer=value,
                 element_type=element_type,
             )
-        except _IREE_ERRORS as error:
-            raise self._failure("copying an input to the device", error) from None
-
-    def _run(self, function: str, vm_function: Any, arguments: Any) -> list[np.ndarray]:
-        """Call `function` and bring its results to the host; IREE's failure on the way (a
-        failed assertion, a damaged module, a lost device) as a RunError naming it."""
+            pushed.push_ref(buffer)
         results = ireert.VmVariantList(4)
-        try:
-            self._context.vm_context.invoke(vm_function, arguments, results)
-            return [
-                view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
-                for i in range(results.size)
-            ]
-        except _IREE_ERRORS as error:
-            raise self._failure(function, error) from None
-
-    def _failure(self, what: str, error: Exception) -> RunError:
-        """IREE's `error` at `what`; a lost device is also dropped (`lost_device`)."""
-        message = str(error)
-        return RunError(f"{what}: {lost_device(self.device_name, self.device, message) or message}")
+        self._context.vm_context.invoke(vm_function, pushed, results)
+        return [
+            view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
+            for i in range(results.size)
+        ]
 
 
 def refuse_mlir(data: bytes, name: str) -> None:
