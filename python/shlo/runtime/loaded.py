@@ -151,9 +151,10 @@ class LoadedModule:
         self._reloadable = data if isinstance(data, TrustedVmfb) and data.stateless else None
         self._load(data)
 
-    def _load(self, data: bytes) -> None:
+    def _load(self, data: bytes, again: bool = True) -> None:
         """Load `data` (and the parameters) on this process's device of that name: a new one
-        after the driver lost the last."""
+        after the driver lost the last.  A device found lost while loading (nothing of the
+        module has run) is replaced and the load done `again`, once."""
         self._context = ireert.SystemContext(config=device_config(self.device_name))
         self.device = self._context.config.device
         self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
@@ -166,14 +167,16 @@ class LoadedModule:
             self._context.add_vm_module(archive)
         try:
             self._context.add_vm_module(self._module)
+            return
         except _IREE_ERRORS as error:
             message = str(error)
-            lost = lost_device(self.device_name, self.device, message)
-            raise RunError(
-                f"{lost}: load the module again, which gets a new device"
-                if lost
-                else _registration_failure(message, self.device_name, self._parameters)
-            ) from None
+        lost = lost_device(self.device_name, self.device, message)
+        if lost is None:
+            raise RunError(_registration_failure(message, self.device_name, self._parameters))
+        if not again:
+            raise RunError(f"{lost}: load the module again, which gets a new device")
+        warnings.warn(f"{lost}: loading the module on a new device", stacklevel=3)
+        self._load(data, again=False)
 
     @property
     def function_names(self) -> list[str]:
