@@ -17,7 +17,7 @@ from shlo.backend.targets import Target, cuda_arch
 from shlo.errors import CompileError, FrontendError, RunError
 from shlo.frontend.torch_import import import_model
 from shlo.ir.load import load
-from shlo.runtime.devices import device_config, lost_device
+from shlo.runtime.devices import lost_device
 from shlo.runtime.loaded import LoadedModule, available_devices
 from shlo.tools.demo_models import MLP
 from zoo import EXAMPLES_FOR_CUDA
@@ -237,7 +237,7 @@ def test_a_lost_device_is_replaced_for_the_next_load(mlp_vmfb: bytes) -> None:
     )
     again = LoadedModule(mlp_vmfb)
     assert again.device is not first.device
-    assert device_config("local-task").device is again.device
+    assert LoadedModule(mlp_vmfb).device is again.device
     x = np.ones((8, 64), np.float32)
     np.testing.assert_array_equal(again("main", x)[0], first("main", x)[0])
 
@@ -297,3 +297,44 @@ def test_a_call_that_loses_its_device_runs_again_on_a_new_one() -> None:
             "new device",
             said,
         ), done.stdout
+
+
+_IDLE_AFTER_VULKAN = """
+import gc, resource, time
+import numpy as np
+from shlo.api import compile_module
+from shlo.ir.load import load
+from shlo.runtime.loaded import LoadedModule
+
+def cpu_seconds() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+module = load(
+    "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
+    "  %0 = stablehlo.add %x, %x : tensor<4xf32>  return %0 : tensor<4xf32> }"
+)
+loaded = LoadedModule(compile_module(module, "vulkan").vmfb, "vulkan")
+print(loaded("main", np.ones(4, np.float32))[0].tolist())
+start = cpu_seconds()
+time.sleep(1)
+print(f"held {cpu_seconds() - start:.2f}")
+del loaded
+gc.collect()
+start = cpu_seconds()
+time.sleep(1)
+print(f"dropped {cpu_seconds() - start:.2f}")
+"""
+
+
+@pytest.mark.skipif("vulkan" not in available_devices(), reason="no Vulkan device")
+def test_no_device_is_kept_once_no_module_uses_it() -> None:
+    """An idle lavapipe device keeps a core busy (IREE's completion threads poll Mesa's
+    emulated timelines): once the last module loaded on it is gone, so is the device, and an
+    idle process uses no CPU."""
+    done = subprocess.run([sys.executable, "-c", _IDLE_AFTER_VULKAN], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    numbers, held, dropped = done.stdout.strip().splitlines()
+    assert numbers == "[2.0, 2.0, 2.0, 2.0]"
+    assert held.startswith("held ") and float(dropped.removeprefix("dropped ")) < 0.1, done.stdout

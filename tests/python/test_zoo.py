@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from shlo.api import CompiledModel, ShloError, compile_module, compile_torch, flatten
+from shlo.backend.compile import Compiled
 from shlo.backend.prepare import prepare
 from shlo.backend.targets import Target, target_for_device
 from shlo.frontend.torch_import import Imported, import_model
@@ -31,10 +32,15 @@ def imported(name: str) -> tuple[Imported, tuple, object]:
 
 
 @functools.cache
+def artifact(name: str, target: str) -> Compiled:
+    return compile_module(imported(name)[0].module, target)
+
+
 def compiled(name: str, device: str) -> CompiledModel:
-    module, _, _ = imported(name)
-    artifact = compile_module(module.module, target_for_device(device))
-    return CompiledModel(module, artifact, LoadedModule(artifact.vmfb, device))
+    """Loaded anew for each test: a loaded module keeps its device, and an idle Vulkan device
+    on lavapipe keeps a CPU core busy."""
+    built = artifact(name, target_for_device(device))
+    return CompiledModel(imported(name)[0], built, LoadedModule(built.vmfb, device))
 
 
 def test_zoo_has_the_coverage_the_issue_asks_for() -> None:

@@ -44,7 +44,7 @@ class _Encoder:
     """An encoder module loaded on a device, with its functions by role."""
 
     def __init__(self, module_path: str | Path, device: str) -> None:
-        self.config = device_config(device)
+        self.config = device_config(device, self)
         self.instance = self.config.vm_instance
         try:
             self.module = ireert.VmModule.mmap(self.instance, str(module_path))

@@ -155,7 +155,7 @@ class LoadedModule:
         """Load `data` (and the parameters) on this process's device of that name: a new one
         after the driver lost the last.  A device found lost while loading (nothing of the
         module has run) is replaced and the load done `again`, once."""
-        self._context = ireert.SystemContext(config=device_config(self.device_name))
+        self._context = ireert.SystemContext(config=device_config(self.device_name, self))
         self.device = self._context.config.device
         self._functions: dict[str, tuple[Any, list[TensorSpec], list[Any]]] = {}
         try:
