@@ -44,12 +44,21 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+from torch._decomp import decomposition_table
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
+from shlo.frontend.bilinear import BILINEAR
 from shlo.frontend.factories import FACTORIES
+from shlo.frontend.integer_inputs import (
+    TRUTH_REDUCTIONS,
+    all_along,
+    copysign,
+    of_truth_values,
+)
 from shlo.frontend.normalization import NORMALIZATION
-from shlo.frontend.pooling import POOLING
+from shlo.frontend.pooling import POOLING, averaged_in_f32
+from shlo.frontend.remainders import exact_fmod, fmod
 
 aten = torch.ops.aten
 
@@ -119,8 +128,10 @@ def transformer_encoder_layer_fwd(
     return norm2(x + feed_forward(x))
 
 
-def remainder(dividend: Any, divisor: Any) -> torch.Tensor:
+def remainder(dividend: Any, divisor: Any) -> Any:
     """Python's remainder (the divisor's sign), as ATen's CPU kernel computes it."""
+    if exact_fmod.get():
+        return NotImplemented  # a float fmod (`shlo.frontend.remainders`)
     if isinstance(divisor, torch.Tensor):
         fmod = torch.fmod(dividend, divisor)
         wrong_sign = (fmod != 0) & ((fmod < 0) != (divisor < 0))
@@ -291,19 +302,38 @@ def _as_it_is(*args: Any, **kwargs: Any) -> Any:
     return NotImplemented
 
 
+def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
+    """ATen's binary search, step by step (torch's own decomposition), of a 0-d tensor as of
+    its 1-element reshape: torch-mlir counted the boundaries below each value, which differs
+    where a boundary or the value is NaN or the boundaries are unsorted."""
+    search = decomposition_table[aten.bucketize.Tensor]
+    found: torch.Tensor = search(x.reshape(-1) if x.dim() == 0 else x, boundaries, **kwargs)
+    return found.reshape(x.shape)
+
+
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.index.Tensor: index_from_the_end,
     aten.threshold_backward.default: threshold_backward_promoted,
     aten.embedding.default: embedding_forward,
     **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},
     **{op: _one_element(op, _widened(op)) for op in _UNSIGNED_ORDER},
+    **{op: _one_element(op, of_truth_values(op)) for op in TRUTH_REDUCTIONS},
+    aten.copysign.Tensor: copysign,
+    aten.copysign.Scalar: copysign,
+    aten.all.dims: _one_element(aten.all.dims, all_along),
+    aten.mean.dim: _one_element(aten.mean.dim, averaged_in_f32(aten.mean.dim)),
+    aten.mean.default: averaged_in_f32(aten.mean.default),
+    aten.bucketize.Tensor: bucketize,
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,
+    aten.fmod.Tensor: fmod,
+    aten.fmod.Scalar: fmod,
     aten.sort.stable: sort_stable,
     aten.div.Tensor_mode: floor_divide,
     aten.div.Scalar_mode: floor_divide,
     **POOLING,
     **NORMALIZATION,
+    **BILINEAR,
     **FACTORIES,
 }

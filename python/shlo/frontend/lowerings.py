@@ -25,8 +25,10 @@ computes them, so the module stays StableHLO from end to end:
   (`_conj_physical`, which torch's `ihfft` decompositions reach) from its parts.
 - `det` and `slogdet` of float matrices up to 64x64, by Gaussian elimination with partial
   pivoting written out column by column (the sign of the row swaps times U's diagonal).
-- A transposed convolution with output padding as the whole transposed convolution and the
-  window of it the padding selects (torch-mlir sizes the output wrongly).
+- A transposed convolution with output padding, or in f64, as the whole transposed
+  convolution and the window of it the padding selects (torch-mlir sizes the output wrongly
+  with output padding); the whole one in f64 as ATen's products placed and added
+  (`shlo.frontend.transposed_convolution`).
 - Slices and slice updates with bounds past the ends, clamped first as Python clamps them
   (torch-mlir computed `x[:-8]` of 6 rows as all 6).
 - The trace of an empty matrix (0; torch's own otherwise), `index_select` by a 0-d index
@@ -63,6 +65,9 @@ from typing import Any, cast
 import torch
 from torch._decomp import decomposition_table
 from torch.ao.quantization.fx import _decomposed as decomposed
+
+from shlo.frontend.losses import LOSSES
+from shlo.frontend.transposed_convolution import scattered_products
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -282,9 +287,14 @@ def _transposed(
     window of it that padding and output padding select (torch-mlir gets the output size of
     one with output padding wrong)."""
     unpadded = [0] * len(stride)
-    full: torch.Tensor = aten.convolution.default(
-        x, weight, None, stride, unpadded, dilation, True, unpadded, groups
-    )
+    # eager's f64 kernel never multiplies a weight by a spread zero; in the other dtypes it
+    # gives the NaN that the convolution over the spread input gives
+    if x.dtype == torch.float64:
+        full = scattered_products(x, weight, stride, dilation, groups)
+    else:
+        full = aten.convolution.default(
+            x, weight, None, stride, unpadded, dilation, True, unpadded, groups
+        )
     for d, p, size in zip(range(2, x.dim()), padding, sizes, strict=True):
         kept = min(size, full.shape[d] - p)
         full = full.narrow(d, p, kept)
@@ -306,7 +316,7 @@ def transposed_convolution(
     output_padding: Sequence[int],
     groups: int,
 ) -> Any:
-    if not transposed or not any(output_padding):
+    if not transposed or not (any(output_padding) or x.dtype == torch.float64):
         return NotImplemented  # lowered as it is
     sizes = [
         (x.shape[d] - 1) * s - 2 * p + k * (weight.shape[d] - 1) + extra + 1
@@ -482,6 +492,8 @@ _SKIPPED_BY_EXPORT: dict[Any, Callable[..., Any]] = {
     prims.squeeze.default: prims_squeeze,
     prims.view_of.default: prims_view_of,
     prims.split_dim.default: prims_split_dim,
+    # PyTorch's own decompositions of these run first (`py_impl` at the Autograd key)
+    **LOSSES,
 }
 
 

@@ -13,6 +13,19 @@ way.  Eager's float32 sums are not exact either: over millions of elements per c
 stored statistic may still round the other way than eager's.  float32 and float64 inputs go
 through PyTorch's decomposition.  The running statistics are updated in float32 from the stored
 ones and rounded once (eager rounds each step).
+
+Layer and group normalization of float32 and float64 take each row's statistics as ATen's
+`RowwiseMoments` does: Welford's update over the vector lanes, then the lanes combined.  Its
+combination multiplies the square of a mean by a zero count, so a row whose mean squared
+overflows (values beyond about 2**64 in float32) is NaN in eager, where PyTorch's two-pass
+variance gave an infinite variance and zeros.  A row shorter than ATen's vector goes through
+its scalar loop, which is repeated here step by step, so its mean and variance are eager's
+exactly; in a row that fills its vectors exactly, the first lane's statistics are combined
+into empty ones: the row is NaN when that lane's mean squared overflows (its mean here is the
+plain one, not the order of Welford's updates).  Other rows' statistics are PyTorch's.  The
+vector's width (by ATen's build and the CPU) is read off eager itself.  The output is
+`x * rstd - mean * rstd` (then weight and bias), as ATen computes it: `(x - mean) * rstd`
+overflowed to NaN where eager's is zero.
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
 from torch._decomp import decomposition_table
 
 aten = torch.ops.aten
@@ -115,6 +129,124 @@ def legit_no_stats(
     return result if result is NotImplemented else result[:3]
 
 
+_WELFORD = (torch.float32, torch.float64)
+
+
+def _lanes(dtype: torch.dtype) -> int:
+    """How many `dtype` elements ATen's row moments take at a time (0: none found): the first
+    row width at which one element whose square overflows, alone in the first lane, makes
+    eager's layer norm NaN (shorter rows, in the scalar loop, divide it by their width)."""
+    huge = 1.5 * torch.finfo(dtype).max ** 0.5
+    for width in (2, 4, 8, 16, 32, 64):
+        row = torch.zeros(1, width, dtype=dtype)
+        row[0, 0] = huge
+        if torch.isnan(F.layer_norm(row, [width])).all():
+            return width
+    return 0
+
+
+# read off eager once, on import: while a graph is decomposed, layer norm is this module's own
+_LANES = {dtype: _lanes(dtype) for dtype in _WELFORD}
+
+
+_CHUNK = 16  # vectors ATen's row moments take before combining them pairwise (`kChunkSize`)
+
+
+def _welford(rows: torch.Tensor, reciprocal: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Welford's mean and sum of squared deviations along dimension -2 (each step's weight
+    `1 / count` multiplied, as ATen's vector loop does, or divided by, as its scalar loop)."""
+    mean = rows.new_zeros(rows.shape[:-2] + rows.shape[-1:])
+    square_sum = torch.zeros_like(mean)
+    for count in range(1, rows.shape[-2] + 1):
+        x = rows[..., count - 1, :]
+        delta = x - mean
+        mean = mean + (1 / count) * delta if reciprocal else mean + delta / count
+        square_sum = square_sum + delta * (x - mean)
+    return mean, square_sum
+
+
+def _moments(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The mean and biased variance along the last dimension, as ATen's `RowwiseMoments`:
+    Welford's over each lane of the whole vectors, then over the rest, then the lanes added
+    one by one.  Rows of more vectors than one chunk are PyTorch's two-pass statistics, NaN
+    where the first lane's mean squared overflows."""
+    width, lanes = rows.shape[-1], _LANES[rows.dtype]
+    vectors = width // lanes if lanes else _CHUNK + 1
+    if vectors > _CHUNK:
+        var, mean = torch.var_mean(rows, -1, correction=0)
+        if lanes and width % lanes == 0:
+            first = rows[..., ::lanes].mean(-1)
+            var = torch.where(torch.isinf(first * first), torch.nan, var)
+        return mean, var
+    whole = vectors * lanes
+    lane_mean, lane_squares = _welford(
+        rows[..., :whole].reshape(*rows.shape[:-1], vectors, lanes), True
+    )
+    # added to the empty first level of the cascade: its count (0) times the mean
+    lane_squares = lane_mean * 0 * lane_mean + lane_squares
+    mean, square_sum = (t[..., 0] for t in _welford(rows[..., whole:].unsqueeze(-1), False))
+    count = width - whole
+    for lane in range(lanes):
+        weight = vectors / (count + vectors) if count + vectors else 0.0
+        delta = lane_mean[..., lane] - mean
+        mean = mean + weight * delta
+        square_sum = square_sum + (lane_squares[..., lane] + delta * delta * weight * count)
+        count += vectors
+    return mean, square_sum / width
+
+
+def layer_norm(
+    x: torch.Tensor,
+    normalized_shape: list[int],
+    weight: torch.Tensor | None,
+    bias: torch.Tensor | None,
+    eps: float,
+) -> Any:
+    """aten.native_layer_norm as ATen's CPU kernel computes it, for float32 and float64."""
+    if x.dtype not in _WELFORD or not x.numel():
+        return NotImplemented
+    kept = x.shape[: x.dim() - len(normalized_shape)]
+    mean, var = _moments(x.reshape(*kept, -1))
+    rstd = 1 / torch.sqrt(var + eps)
+    shape = [*kept, *[1] * len(normalized_shape)]
+    mean, rstd = mean.reshape(shape), rstd.reshape(shape)
+    out = x * rstd + -mean * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, mean, rstd
+
+
+def group_norm(
+    x: torch.Tensor,
+    weight: torch.Tensor | None,
+    bias: torch.Tensor | None,
+    batch: int,
+    channels: int,
+    inner: int,
+    groups: int,
+    eps: float,
+) -> Any:
+    """aten.native_group_norm as ATen's CPU kernel computes it (contiguous input), for float32
+    and float64."""
+    if x.dtype not in _WELFORD or not x.numel():
+        return NotImplemented
+    mean, var = _moments(x.reshape(batch, groups, -1))
+    rstd = 1 / torch.sqrt(torch.clamp_min(var, 0) + eps)
+    # per channel: scale = rstd * weight, shift = bias - scale * mean
+    per_group = [batch, groups, 1]
+    scale = rstd.reshape(per_group).expand(batch, groups, channels // groups)
+    if weight is not None:
+        scale = scale * weight.reshape(groups, -1)
+    shift = -scale * mean.reshape(per_group)
+    if bias is not None:
+        shift = shift + bias.reshape(groups, -1)
+    spatial = [1] * (x.dim() - 2)
+    out = x * scale.reshape(batch, channels, *spatial) + shift.reshape(batch, channels, *spatial)
+    return out, mean, rstd
+
+
 def _or_pytorchs(op: Any, mine: Callable[..., Any]) -> Callable[..., Any]:
     """`mine`, and PyTorch's own decomposition of `op` where it returns NotImplemented."""
 
@@ -129,6 +261,8 @@ _WRITTEN_OUT: dict[Any, Callable[..., Any]] = {
     aten._native_batch_norm_legit_functional.default: legit_functional,
     aten._native_batch_norm_legit.default: legit,
     aten._native_batch_norm_legit.no_stats: legit_no_stats,
+    aten.native_layer_norm.default: layer_norm,
+    aten.native_group_norm.default: group_norm,
 }
 NORMALIZATION: dict[Any, Callable[..., Any]] = {
     op: _or_pytorchs(op, mine) for op, mine in _WRITTEN_OUT.items()

@@ -11,7 +11,9 @@ one).  Otherwise max pooling goes through PyTorch's own
 decomposition (a gather of every window, padded with a value below any input), and average
 pooling is the sum over the zero-padded windows divided by ATen's divisor for each output
 position, worked out here from the static shapes: the window's size clipped to the padded
-input (`count_include_pad`) or to the input itself, or `divisor_override`.
+input (`count_include_pad`) or to the input itself, or `divisor_override`.  Averages (and means)
+of f16 and bf16 tensors are computed in f32 and rounded once, as ATen's kernels compute them:
+the window's sum in the 16-bit type passed its maximum where the average does not.
 
 Adaptive max pooling gathers every window (ATen's bounds, the shorter ones padded by repeating
 a position) one spatial dimension at a time, and picks the maximum as ATen's kernel does: the
@@ -79,8 +81,25 @@ def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
     return run
 
 
+# ATen's CPU kernels average 16-bit floats in f32, rounding once: a window's sum may pass
+# the 16-bit maximum where its average does not.
+_ACCUMULATED_IN_F32 = (torch.float16, torch.bfloat16)
+
+
+def averaged_in_f32(op: Any) -> Callable[..., Any]:
+    """`op` (a mean) of a 16-bit float tensor computed in f32 and rounded once, as ATen does."""
+
+    def run(x: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        if x.dtype not in _ACCUMULATED_IN_F32 or kwargs.get("dtype") not in (None, x.dtype):
+            return NotImplemented
+        return op(x.float(), *args, **{**kwargs, "dtype": None}).to(x.dtype)
+
+    return run
+
+
 def _avg_pool(op: Any, rank: int) -> Callable[..., Any]:
-    """`op` (avg_pool2d/3d) with ceil mode and `divisor_override` as ATen computes them."""
+    """`op` (avg_pool2d/3d) with ceil mode and `divisor_override` as ATen computes them, of
+    16-bit floats in f32."""
 
     def run(
         x: torch.Tensor,
@@ -91,10 +110,13 @@ def _avg_pool(op: Any, rank: int) -> Callable[..., Any]:
         count_include_pad: bool = True,
         divisor_override: int | None = None,
     ) -> Any:
-        if not ceil_mode and divisor_override is None:
-            return NotImplemented
         kernel = _expand(kernel_size, rank)
         step, pad = _expand(stride, rank, kernel), _expand(padding, rank)
+        if x.dtype in _ACCUMULATED_IN_F32:
+            options = (ceil_mode, count_include_pad, divisor_override)
+            return op(x.float(), kernel, step, pad, *options).to(x.dtype)
+        if not ceil_mode and divisor_override is None:
+            return NotImplemented
         floor, ceil = _sizes(x, kernel, step, pad, [1] * rank)
         sizes = ceil if ceil_mode else floor
         if sizes == floor and divisor_override is None:

@@ -1,0 +1,121 @@
+"""Losses and normalizations on inputs holding NaN, infinities and the float extremes give what
+eager gives: the same values, and NaN and infinity in the same places."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+
+from shlo.api import compile_torch
+
+INF, NAN, MAX = float("inf"), float("nan"), torch.finfo(torch.float32).max
+
+
+def _compiled(module: torch.nn.Module, *inputs: torch.Tensor) -> tuple:
+    return compile_torch(module, inputs, target="llvm-cpu", device="local-sync")(*inputs)
+
+
+def _assert_as_eager(module: torch.nn.Module, *inputs: torch.Tensor) -> None:
+    with torch.no_grad():
+        expected = module(*inputs)
+    actual = _compiled(module, *inputs)
+    assert len(actual) == len(expected)
+    for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
+        assert got.shape == want.shape, index
+        torch.testing.assert_close(got, want, equal_nan=True, msg=lambda m, i=index: f"{i}: {m}")
+
+
+class MarginLosses(torch.nn.Module):
+    """Both margin losses unreduced, summed and averaged, with a weight, p of 2, and an
+    unbatched (1-d) input."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.linspace(0.5, 2, 6), requires_grad=False)
+
+    def forward(
+        self, x: torch.Tensor, target: torch.Tensor, labels: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        return (
+            F.multi_margin_loss(x, target, reduction="none"),
+            F.multi_margin_loss(x, target, p=2, reduction="sum"),
+            F.multi_margin_loss(x, target, weight=self.weight),
+            F.multi_margin_loss(x[2], target[2], margin=0.5, reduction="none"),
+            F.multilabel_margin_loss(x, labels, reduction="none"),
+            F.multilabel_margin_loss(x, labels),
+            F.multilabel_margin_loss(x[2], labels[2], reduction="none"),
+        )
+
+
+def test_margin_losses_leave_out_nan_terms_and_keep_infinite_ones() -> None:
+    # ATen adds up a margin term only where it is above zero: a NaN term is left out, an
+    # infinite one kept; rows 0-2 hold a NaN and an infinity among finite terms
+    x = torch.tensor([
+        [0.5, NAN, 2.0, -1.0, INF, 0.25],
+        [MAX, 1.0, -MAX, 3.0, -2.0, 0.5],
+        [-INF, 0.5, 1.5, NAN, 2.5, MAX],
+        [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        [-0.0, MAX, MAX, 1.0, -1.0, 0.0],
+    ])  # fmt: skip
+    target = torch.tensor([2, 3, 1, 0, 4])
+    labels = torch.tensor([
+        [2, 0, -1, 1, 1, 1],
+        [3, -1, 0, 0, 0, 0],
+        [1, 5, -1, 0, 0, 0],
+        [0, 1, 2, 3, 4, 5],
+        [4, 0, 3, -1, 0, 0],
+    ])  # fmt: skip
+    _assert_as_eager(MarginLosses(), x, target, labels)
+
+
+class Normalizations(torch.nn.Module):
+    """Layer norms over rows shorter than ATen's vector, of whole vectors, and of whole
+    vectors and a rest; group norms with and without weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.linspace(-1, 2, 20), requires_grad=False)
+        self.bias = torch.nn.Parameter(torch.linspace(1, -1, 20), requires_grad=False)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return (
+            F.layer_norm(x[:, :5], [5], self.weight[:5], self.bias[:5]),
+            F.layer_norm(x[:, :16], [16], eps=1e-3),
+            F.layer_norm(x[:, :20], [20], self.weight, self.bias),
+            F.group_norm(x.reshape(8, 4, 5), 2, self.weight[:4], self.bias[:4]),
+            F.group_norm(x.reshape(8, 10, 2), 5),
+        )
+
+
+def test_normalization_statistics_overflow_as_eager() -> None:
+    # ATen's row moments combine a mean's square with a zero count: a row whose mean squared
+    # overflows is NaN in eager, a row whose variance alone overflows is zeros (then bias)
+    x = torch.randn(8, 20, generator=torch.Generator().manual_seed(0))
+    x[0, 1] = -MAX
+    x[1, 0] = 1e20
+    x[2, 2], x[2, 10] = MAX, -MAX
+    x[3, 0], x[3, 8] = 3e19, -3e19
+    x[4, 4] = INF
+    x[5, 3] = NAN
+    x[6, 0], x[6, 1] = MAX, MAX
+    _assert_as_eager(Normalizations(), x)
+
+
+def test_bilinear_contracts_the_first_input_first() -> None:
+    # eager sums `x1 @ w` before multiplying by x2: a zero in x1 times an infinity in x2 is
+    # never formed, so the infinity passes through instead of becoming NaN
+    module = torch.nn.Bilinear(2, 3, 4).eval()
+    x1 = torch.tensor([[0.0, 7.0], [-0.0, 1.0], [2.0, 0.0], [1.0, 2.0]])
+    x2 = torch.tensor([[INF, 8.0, -8.0], [1.0, -INF, 2.0], [3.0, 4.0, INF], [1.0, NAN, 2.0]])
+    _assert_as_eager(Both(module), x1, x2)
+
+
+class Both(torch.nn.Module):
+    """`module` of two inputs, its output in a tuple."""
+
+    def __init__(self, module: torch.nn.Module) -> None:
+        super().__init__()
+        self.module = module
+
+    def forward(self, x1: torch.Tensor, x2: torch.Tensor) -> tuple[torch.Tensor]:
+        return (self.module(x1, x2),)
