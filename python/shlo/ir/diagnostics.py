@@ -53,17 +53,19 @@ class Diagnostic:
             message = diag.message
         except RuntimeError:  # it quotes bytes of a damaged file that are not UTF-8
             message = "(MLIR's message quotes bytes that are not UTF-8)"
-        found = cls.at(diag.location, diag.severity.name.lower(), message, notes)
-        if found.file is not None and found.line == 0:
-            # The bytecode reader's (it has no lines), quoting bytes of the file as they are:
-            # their control characters, a newline among them, shown escaped keep it one line.
-            return replace(found, message=found.message.translate(_ESCAPED_CONTROLS))
-        return found
+        return cls.at(diag.location, diag.severity.name.lower(), message, notes)
 
     def renamed(self, old: str, new: str) -> Diagnostic:
         """The same diagnostic with locations in file `old` moved to file `new`."""
         notes = tuple(note.renamed(old, new) for note in self.notes)
         return replace(self, file=new if self.file == old else self.file, notes=notes)
+
+    def on_one_line(self) -> Diagnostic:
+        """The same diagnostic with the control characters of its message (and its notes')
+        escaped: the bytecode reader's messages quote bytes of the file as they are, a producer
+        string that runs on past its end among them."""
+        notes = tuple(note.on_one_line() for note in self.notes)
+        return replace(self, message=self.message.translate(_ESCAPED_CONTROLS), notes=notes)
 
     def where(self) -> str:
         return f"{self.file}:{self.line}:{self.column}" if self.file else "<unknown>:0"

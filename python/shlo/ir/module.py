@@ -161,9 +161,17 @@ def _parse_text(world: World, context: Any, source: Source) -> Any:
     return world.ir.Operation.parse(wrapped, source_name=source.name, context=context).operation
 
 
-def diagnosed(parse: Callable[[], Parsed]) -> tuple[Parsed | None, list[Diagnostic]]:
+def diagnosed(
+    parse: Callable[[], Parsed], bytecode: bool = False
+) -> tuple[Parsed | None, list[Diagnostic]]:
     """Run `parse`; malformed input comes back as its diagnostics instead of an `MLIRError`
-    (each world has its own class, so it is recognized by name) or a `CheckSyntaxError`."""
+    (each world has its own class, so it is recognized by name) or a `CheckSyntaxError`.
+    Those of `bytecode` are each kept to one line (`Diagnostic.on_one_line`)."""
+    module, diagnostics = _parsed(parse)
+    return module, [d.on_one_line() for d in diagnostics] if bytecode else diagnostics
+
+
+def _parsed(parse: Callable[[], Parsed]) -> tuple[Parsed | None, list[Diagnostic]]:
     try:
         return parse(), []
     except CheckSyntaxError as error:
@@ -185,7 +193,9 @@ def report(diagnostics: list[Diagnostic], source: Source) -> str:
 
 def parse_or_raise(world: World, context: Any, source: Source) -> IRModule:
     """`parse_source`, with malformed input raised as a `ParseError` that prints like mlir-opt."""
-    module, diagnostics = diagnosed(lambda: parse_source(world, context, source))
+    module, diagnostics = diagnosed(
+        lambda: parse_source(world, context, source), source.is_bytecode
+    )
     if module is None:
         raise ParseError(report(diagnostics, source).rstrip())
     return module

@@ -126,7 +126,7 @@ class OptPipeline:
         contexts, self.unused_contexts = self.unused_contexts or Contexts(self.policy), None
         failure: PipelineFailed | None = None
         try:
-            module, diagnostics = diagnosed(lambda: self._parse(chunk, contexts))
+            module, diagnostics = diagnosed(lambda: self._parse(chunk, contexts), chunk.is_bytecode)
             if module is not None:
                 try:
                     module = run_segments(module, self.segments, contexts, self.run_options)

@@ -55,7 +55,9 @@ def _load(source: Source) -> tuple[Any, list[Diagnostic]]:
         return parse_source(WORLD, context, text).operation
 
     with DiagnosticSink().attached(context) as sink:
-        module, diagnostics = diagnosed(parse)
+        module, diagnostics = diagnosed(parse, source.is_bytecode)
+    if source.is_bytecode:
+        return module, [d.on_one_line() for d in sink.diagnostics] + diagnostics
     return module, sink.diagnostics + diagnostics
 
 
