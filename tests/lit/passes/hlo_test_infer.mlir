@@ -140,7 +140,117 @@ func.func @not_prefix_padded(%a: tensor<?xf32>, %b: tensor<?x?xf32>) -> tensor<2
   func.return %1 : tensor<2xindex>
 }
 
-// REFUSED: error: hlo-test-infer: the reifyReturnTypeShapes of 'stablehlo.transpose' is not ported to shlo
-// REFUSED: error: hlo-test-infer: 'hlo_test_infer.get_return_type_components' is not supported: the bindings' inferReturnTypeComponents needs the op's properties
+// -----
+
+// Upstream's builders, folded as the greedy driver folds what a pattern creates: a static size
+// is a constant, an all-constant shape a dense constant, constants made once at the top.
+// CHECK-LABEL: func.func @reify_folded
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[STATIC:.*]] = arith.constant dense<[4, 3]> : tensor<2xindex>
+// CHECK-NOT: arith.constant
+// CHECK: %[[D:.*]] = tensor.dim %arg1, %[[C0]] : tensor<?x3xf32>
+// CHECK-NEXT: %[[S1:.*]] = arith.addi %[[D]], %[[C1]] : index
+// CHECK-NEXT: %[[S2:.*]] = arith.addi %[[S1]], %[[C1]] : index
+// CHECK-NEXT: %[[S3:.*]] = arith.addi %[[S2]], %[[C1]] : index
+// CHECK-NEXT: %[[MIXED:.*]] = tensor.from_elements %[[S3]], %[[C3]] : tensor<2xindex>
+// CHECK-NEXT: return %[[STATIC]], %[[MIXED]]
+func.func @reify_folded(%a: tensor<1x3xf32>, %b: tensor<?x3xf32>) -> (tensor<2xindex>, tensor<2xindex>) {
+  %0 = "stablehlo.concatenate"(%a, %a, %a, %a) {dimension = 0 : i64} : (tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<4x3xf32>
+  %1 = "stablehlo.concatenate"(%b, %a, %a, %a) {dimension = 0 : i64} : (tensor<?x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<?x3xf32>
+  %2 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<4x3xf32>) -> tensor<2xindex>
+  %3 = "hlo_test_infer.reify_return_type_shapes"(%1) : (tensor<?x3xf32>) -> tensor<2xindex>
+  func.return %2, %3 : tensor<2xindex>, tensor<2xindex>
+}
+
+// -----
+
+// pad: interior padding as max(size - 1, 0) * interior, then the edges.
+// CHECK-LABEL: func.func @reify_pad
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %[[C0]] : tensor<?xf32>
+// CHECK-NEXT: %[[M:.*]] = arith.subi %[[D]], %[[C1]] : index
+// CHECK-NEXT: %[[N:.*]] = arith.maxsi %[[M]], %[[C0]] : index
+// CHECK-NEXT: %[[I:.*]] = arith.muli %[[N]], %[[C2]] : index
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[D]], %[[I]] : index
+// CHECK-NEXT: %[[E:.*]] = arith.addi %[[S]], %[[C5]] : index
+// CHECK-NEXT: tensor.from_elements %[[E]] : tensor<1xindex>
+func.func @reify_pad(%x: tensor<?xf32>, %v: tensor<f32>) -> tensor<1xindex> {
+  %0 = stablehlo.pad %x, %v, low = [2], high = [3], interior = [2] : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?xf32>) -> tensor<1xindex>
+  func.return %1 : tensor<1xindex>
+}
+
+// -----
+
+// An i32 shape operand cast to index; rng, which has effects, stays once unused.
+// CHECK-LABEL: func.func @reify_shape_operands
+// CHECK-NEXT: %[[R:.*]] = stablehlo.rng
+// CHECK-NEXT: %[[CAST:.*]] = arith.index_cast %arg0 : tensor<2xi32> to tensor<2xindex>
+// CHECK-NEXT: return %[[CAST]], %arg1
+func.func @reify_shape_operands(%s: tensor<2xi32>, %t: tensor<2xindex>, %x: tensor<?xf32>, %a: tensor<f32>) -> (tensor<2xindex>, tensor<2xindex>) {
+  %0 = stablehlo.dynamic_reshape %x, %s : (tensor<?xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  %1 = stablehlo.rng %a, %a, %t, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<2xindex>) -> tensor<?x?xf32>
+  %2 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x?xf32>) -> tensor<2xindex>
+  %3 = "hlo_test_infer.reify_return_type_shapes"(%1) : (tensor<?x?xf32>) -> tensor<2xindex>
+  func.return %2, %3 : tensor<2xindex>, tensor<2xindex>
+}
+
+// -----
+
+// gather: batch dimensions from start_indices (the index vector's skipped), offset ones from
+// slice_sizes (the collapsed ones skipped).
+// CHECK-LABEL: func.func @reify_gather
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[D:.*]] = tensor.dim %arg1, %[[C1]] : tensor<2x?xi32>
+// CHECK-NEXT: tensor.from_elements %[[D]], %[[C8]] : tensor<2xindex>
+func.func @reify_gather(%x: tensor<4x9xf32>, %i: tensor<2x?xi32>) -> tensor<2xindex> {
+  %0 = "stablehlo.gather"(%x, %i) {
+    dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0, 1], index_vector_dim = 0>,
+    slice_sizes = array<i64: 1, 8>
+  } : (tensor<4x9xf32>, tensor<2x?xi32>) -> tensor<?x8xf32>
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x8xf32>) -> tensor<2xindex>
+  func.return %1 : tensor<2xindex>
+}
+
+// -----
+
+// Where upstream builds no shape the pattern fails and the op stays, the pass succeeding: a
+// bitcast that changes the element size, an op without a reification of its own.
+// CHECK-LABEL: func.func @reify_none
+// CHECK: "hlo_test_infer.reify_return_type_shapes"(%0)
+// CHECK: "hlo_test_infer.reify_return_type_shapes"(%1)
+func.func @reify_none(%x: tensor<?xi64>, %i: tensor<i32>) -> (tensor<2xindex>, tensor<1xindex>) {
+  %0 = stablehlo.bitcast_convert %x : (tensor<?xi64>) -> tensor<?x2xi32>
+  %1 = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<?xi64>, tensor<i32>) -> tensor<1xi64>
+  %2 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x2xi32>) -> tensor<2xindex>
+  %3 = "hlo_test_infer.reify_return_type_shapes"(%1) : (tensor<1xi64>) -> tensor<1xindex>
+  func.return %2, %3 : tensor<2xindex>, tensor<1xindex>
+}
+
+// -----
+
+// get_return_type_components of dot and dot_general: sizes of `index`, with the bounds of the
+// operands' dimensions the result keeps (a static batching size wins over a bound).
+// CHECK-LABEL: func.func @components
+// CHECK: "hlo_test_infer.return_type_components"(%0) {types0 = tensor<?x?xindex, #stablehlo.bounds<64, 32>>}
+// CHECK: "hlo_test_infer.return_type_components"(%1) {types0 = tensor<3x?x5xindex, #stablehlo.bounds<?, 16, ?>>}
+// CHECK: "hlo_test_infer.return_type_components"(%2) {types0 = tensor<2x2xindex>}
+func.func @components(%a: tensor<?x12xf32, #stablehlo.bounds<64, ?>>, %b: tensor<12x?xf32, #stablehlo.bounds<?, 32>>, %c: tensor<3x?x4xf32, #stablehlo.bounds<?, 16, ?>>, %d: tensor<?x4x5xf32, #stablehlo.bounds<8, ?, ?>>, %e: tensor<2x2xf32>) -> (tensor<2xindex>, tensor<3xindex>, tensor<2xindex>) {
+  %0 = stablehlo.dot %a, %b : (tensor<?x12xf32, #stablehlo.bounds<64, ?>>, tensor<12x?xf32, #stablehlo.bounds<?, 32>>) -> tensor<?x?xf32, #stablehlo.bounds<64, 32>>
+  %1 = stablehlo.dot_general %c, %d, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<3x?x4xf32, #stablehlo.bounds<?, 16, ?>>, tensor<?x4x5xf32, #stablehlo.bounds<8, ?, ?>>) -> tensor<3x?x5xf32, #stablehlo.bounds<?, 16, ?>>
+  %2 = stablehlo.dot %e, %e : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %3 = "hlo_test_infer.get_return_type_components"(%0) : (tensor<?x?xf32, #stablehlo.bounds<64, 32>>) -> tensor<2xindex>
+  %4 = "hlo_test_infer.get_return_type_components"(%1) : (tensor<3x?x5xf32, #stablehlo.bounds<?, 16, ?>>) -> tensor<3xindex>
+  %5 = "hlo_test_infer.get_return_type_components"(%2) : (tensor<2x2xf32>) -> tensor<2xindex>
+  func.return %3, %4, %5 : tensor<2xindex>, tensor<3xindex>, tensor<2xindex>
+}
+
+// REFUSED: hlo_test_infer_refused.mlir:4:8: error: hlo-test-infer: the inferReturnTypeComponents of 'stablehlo.select' is not ported to shlo
 // REFUSED-NOT: Traceback
 // WARN: hlo_test_infer.mlir:{{[0-9]+}}:8: warning: unsupported non prefix-padded dynamic rank broadcast_dimensions = array<i64: 0>
