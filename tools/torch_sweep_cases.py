@@ -345,7 +345,7 @@ def unlike_draws(actual: Any, draws: list[Any]) -> str | None:
             continue
         seen = torch.stack([_statistics(drawn[index]) for drawn in each])
         low, high = seen.min(0).values, seen.max(0).values
-        slack = 3 * seen.std(0) + 1e-6 * (1 + torch.maximum(low.abs(), high.abs()))
+        slack = 3 * _spread(seen, 0) + 1e-6 * (1 + torch.maximum(low.abs(), high.abs()))
         value = _statistics(leaf)
         for name, v, lo, hi, s in zip(STATISTICS, value, low, high, slack, strict=True):
             if not lo - s <= v <= hi + s:
@@ -356,13 +356,23 @@ def unlike_draws(actual: Any, draws: list[Any]) -> str | None:
 STATISTICS = ("share of zeros", "share of NaNs", "share of +inf", "share of -inf", "mean", "std")
 
 
+# Float64 values near its maximum overflow a sum or a square: the mean and the spread are taken
+# of the values scaled by this power of two, then scaled back (exactly).
+_SCALE = 2.0**-600
+
+
+def _spread(t: torch.Tensor, *dim: int) -> torch.Tensor:
+    """The standard deviation (along `dim`) of float64 values anywhere in float64's range."""
+    return (t * _SCALE).std(*dim) / _SCALE
+
+
 def _statistics(tensor: torch.Tensor) -> torch.Tensor:
     """`STATISTICS` of one output, in float64."""
     t = tensor.detach().to(torch.float64).reshape(-1)
     finite = t[t.isfinite()]
-    spread = finite.std() if finite.numel() > 1 else torch.tensor(0.0, dtype=torch.float64)
+    spread = _spread(finite) if finite.numel() > 1 else torch.tensor(0.0, dtype=torch.float64)
     shares = [(t == 0), t.isnan(), (t == float("inf")), (t == -float("inf"))]
-    mean = finite.mean() if finite.numel() else torch.tensor(0.0, dtype=torch.float64)
+    mean = (finite * _SCALE).mean() / _SCALE if finite.numel() else torch.tensor(0.0).double()
     return torch.stack([*(s.to(torch.float64).mean() for s in shares), mean, spread])
 
 

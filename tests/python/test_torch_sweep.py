@@ -58,6 +58,17 @@ def test_a_random_op_is_judged_by_distribution() -> None:
     assert verdict == {"status": "random"}
 
 
+def test_draws_near_the_float64_maximum_are_judged_by_distribution() -> None:
+    """A sum or a square of such values overflows: their statistics must not be inf or NaN,
+    which no window holds."""
+    largest = torch.finfo(torch.float64).max
+    draws = [
+        torch.tensor([largest, -largest / 3, 1.0 + seed], dtype=torch.float64) for seed in range(4)
+    ]
+    assert cases.unlike_draws(draws[-1], draws[:-1]) is None
+    assert cases.unlike_draws(torch.full((3,), largest, dtype=torch.float64), draws) is not None
+
+
 def test_samples_the_checker_once_died_on_are_judged() -> None:
     """A sparse input (no special values put in) and a conjugate view among the outputs."""
     (sparse,) = cases.samples("op:sparse.sampled_addmm", torch.float32)[6:7]
