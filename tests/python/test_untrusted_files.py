@@ -435,6 +435,17 @@ def test_an_npy_header_larger_than_its_file_is_refused(tmp_path, add_vmfb) -> No
     one_line_failure(done, "big.npy", "announces float32[100000, 100000]")
 
 
+def test_module_text_that_is_not_utf8_is_one_line(tmp_path, add_vmfb) -> None:
+    """A damaged `.vmfb` whose signature text is no UTF-8: the bindings raise a bare
+    RuntimeError reading it, which must not read as a bug in shlo."""
+    data = add_vmfb.read_bytes()
+    at = data.index(b"sync func @main") + len(b"sync func")
+    (tmp_path / "m.vmfb").write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    for command in ("run", "bench"):
+        done = run("shlo", command, tmp_path / "m.vmfb", "--input=4xf32=1")
+        one_line_failure(done, "damaged", "signature of 'main' is not UTF-8")
+
+
 def test_a_fifo_input_is_refused_not_waited_on(tmp_path, add_vmfb) -> None:
     os.mkfifo(tmp_path / "x.npy")
     done = run("shlo", "run", add_vmfb, f"--input=@{tmp_path / 'x.npy'}", timeout=60)

@@ -180,10 +180,14 @@ class LoadedModule:
 
     @property
     def function_names(self) -> list[str]:
-        return [name for name in self._module.function_names if not name.startswith("__")]
+        names = _module_text(lambda: self._module.function_names, "its function names")
+        return [name for name in names if not name.startswith("__")]
 
     def signature(self, function: str) -> str:
-        return cast(str, self._lookup(function).reflection.get("iree.abi.declaration", ""))
+        reflection = _module_text(
+            lambda: self._lookup(function).reflection, f"the signature of '{function}'"
+        )
+        return cast(str, reflection.get("iree.abi.declaration", ""))
 
     def _lookup(self, function: str) -> Any:
         found = self._module.lookup_function(function)
@@ -299,6 +303,17 @@ class LoadedModule:
             view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
             for i in range(results.size)
         ]
+
+
+def _module_text(read: Callable[[], Any], what: str) -> Any:
+    """Text the module holds, read by `read`; a damaged module's bytes that are no UTF-8 (the
+    bindings raise a bare RuntimeError) as a RunError naming `what`."""
+    try:
+        return read()
+    except RuntimeError as error:
+        if "conversion error" not in str(error):
+            raise
+        raise RunError(f"the module is damaged: {what} is not UTF-8 text") from None
 
 
 def refuse_mlir(data: bytes, name: str) -> None:
