@@ -158,3 +158,35 @@ def test_children_end_when_the_command_is_killed(tmp_path: Path) -> None:
     while any(Path(f"/proc/{pid}").exists() for pid in children) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(Path(f"/proc/{pid}/stat").exists() for pid in children)
+
+
+_RAISING_CHILD = """
+import sys
+from shlo.ir.source import Source
+from shlo.runtime.isolated import run_isolated
+from shlo.tools.native_guard import run_guarded
+from shlo.tools.reporting import run_reporting
+
+def fail(*_):
+    raise ValueError("the step's own error")
+
+if sys.argv[1] == "isolated":
+    status = run_isolated(lambda: run_reporting("prog", fail), "prog", "x")
+else:
+    chunk = Source("x.mlir", b"module {}")
+    status = run_guarded("prog", [chunk], fail, ["x.mlir"], "x.mlir", split=False)
+print("the parent carries on once:", status)
+"""
+
+
+@pytest.mark.parametrize("where", ["isolated", "guarded"])
+def test_shlo_traceback_shows_a_forked_childs_error_once(where: str) -> None:
+    """SHLO_TRACEBACK=1 lets an internal error through `run_reporting`: a forked child prints
+    its traceback and ends; it never runs on into the parent's code."""
+    env = {**os.environ, "SHLO_TRACEBACK": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", _RAISING_CHILD, where], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" in done.stderr and "ValueError: the step's own error" in done.stderr
+    assert done.stdout.splitlines() == ["the parent carries on once: 1"], done.stdout

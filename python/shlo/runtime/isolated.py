@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +46,8 @@ def run_isolated(command: Callable[[], int], prog: str, what: str) -> int:
         status = 1
         try:
             status = command()
+        except Exception:  # an error SHLO_TRACEBACK=1 lets through: the child's last word
+            traceback.print_exc()
         finally:
             for stream in (sys.stdout, sys.stderr):
                 try:

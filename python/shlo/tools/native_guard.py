@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import traceback
 from collections.abc import Callable
 
 from shlo.ir.source import Source
@@ -106,9 +107,14 @@ def _child_run(prog: str, start: int, count: int, step: Callable[[int], bool]) -
     if pid == 0:  # the child
         die_with_parent(parent)
         os.close(read_end)
-        status = run_reporting(prog, lambda: _steps(start, count, step, write_end))
-        _flush_quietly()
-        os._exit(status)
+        status = 1
+        try:
+            status = run_reporting(prog, lambda: _steps(start, count, step, write_end))
+        except Exception:  # an error SHLO_TRACEBACK=1 lets through: the child's last word
+            traceback.print_exc()
+        finally:
+            _flush_quietly()
+            os._exit(status)
     os.close(write_end)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
