@@ -12,7 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
 
-from shlo.api import compile_torch
+from shlo.api import compile_torch, import_model
 
 MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
 AVG = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
@@ -167,3 +167,85 @@ def test_3d_max_pooling_with_indices_matches_eager() -> None:
     x = _input(3)[:1, :2, :5, :5, :5].contiguous()
     model = WithIndices3d()
     torch.testing.assert_close(compile_torch(model, (x,))(x), model(x), equal_nan=True)
+
+
+class MaxValues(torch.nn.Module):
+    """Max pooling without indices in 1-3d, with and without ceil mode (a last window that
+    runs past the end), padding and dilation."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple:
+        return (
+            F.max_pool1d(a, 3, 2, 1),
+            F.max_pool1d(a, 2, 3, ceil_mode=True),
+            F.max_pool2d(b, 3, 2, 1, ceil_mode=True),
+            F.max_pool2d(b, 2, 2, 0, 2, ceil_mode=True),
+            F.max_pool3d(c, 3, 2, 1),
+            F.max_pool3d(c, 3, 2, 1, ceil_mode=True),
+            F.max_pool3d(c, (2, 3, 2), (3, 1, 2), (1, 1, 0), (1, 2, 1), ceil_mode=True),
+            F.max_pool3d(c[0], 2),
+        )
+
+
+def test_max_pooling_values_match_eager() -> None:
+    """A NaN in a window gives NaN, infinities are kept, and ceil mode's last window is
+    there where it starts inside the input."""
+    a, b, c = _input(1)[:, :, :12], _input(2)[:, :, :8, :8], _input(3)
+    model = MaxValues()
+    got = compile_torch(model, (a, b, c))(a, b, c)
+    torch.testing.assert_close(got, model(a, b, c), equal_nan=True, rtol=0, atol=0)
+
+
+class IntegerMax(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple:
+        return F.max_pool3d(x, 3, 2, 1, ceil_mode=True), F.max_pool2d(x[0], 2, 3, ceil_mode=True)
+
+
+def test_max_pooling_of_integers_matches_eager() -> None:
+    """Ceil mode's last window is padded with the dtype's lowest value, not -inf."""
+    x = torch.randint(-(2**31), 2**31 - 1, (1, 2, 7, 7, 7), dtype=torch.int32)
+    x[..., -1] = -(2**31)  # the last window of the last dimension holds the lowest value only
+    model = IntegerMax()
+    torch.testing.assert_close(compile_torch(model, (x,))(x), model(x), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+@pytest.mark.parametrize("ceil_mode", [False, True])
+def test_max_pooling_without_indices_is_a_reduce_window(rank: int, ceil_mode: bool) -> None:
+    """The indices' exact path (a gather of every window, which IREE compiles into
+    intermediates many times the input) is left out when the indices are unused."""
+    pool = (torch.nn.MaxPool1d, torch.nn.MaxPool2d, torch.nn.MaxPool3d)[rank - 1]
+    x = torch.randn(1, 2, *[10] * rank)
+    text = str(import_model(pool(3, 2, padding=1, ceil_mode=ceil_mode), (x,)).module)
+    assert "stablehlo.reduce_window" in text
+    assert "gather" not in text
+
+
+class AdaptiveAverage(torch.nn.Module):
+    """Adaptive average pooling in 1-3d over windows that do and do not divide the input,
+    and global."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple:
+        return (
+            F.adaptive_avg_pool1d(a, 5),
+            F.adaptive_avg_pool1d(a, 1),
+            F.adaptive_avg_pool2d(b, (5, 3)),
+            F.adaptive_avg_pool2d(b, 1),
+            F.adaptive_avg_pool3d(c, (2, 3, 4)),
+            F.adaptive_avg_pool3d(c, (3, 1, 7)),
+            F.adaptive_avg_pool3d(c[0], (4, 4, 2)),
+            F.adaptive_avg_pool3d(c, 1),
+        )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_adaptive_average_pooling_matches_eager(dtype: torch.dtype) -> None:
+    """ATen's windows (start floor(i*n/out), end ceil((i+1)*n/out)); 3-d pooling, which
+    torch-mlir has no lowering for, is separable.  16-bit floats are averaged in f32 and
+    rounded once: ATen's 3-d CPU kernel sums in f16 (cancellation there costs digits), so f16
+    is held to eager's f32 average, rounded."""
+    torch.manual_seed(0)
+    a, b, c = torch.randn(2, 3, 13), torch.randn(2, 3, 11, 7), torch.randn(1, 2, 5, 7, 9)
+    args = tuple(t.to(dtype) for t in (a, b, c))
+    model = AdaptiveAverage()
+    want = [t.to(dtype) for t in model(*(t.float() for t in args))]
+    torch.testing.assert_close(list(compile_torch(model, args)(*args)), want)

@@ -5,15 +5,24 @@ indices (`F.max_pool2d(x, 2, return_indices=True)` failed to import), so it is w
 With `ceil_mode`, ATen adds a last window that may run past the input's end (never one that
 starts past it); torch-mlir sized or filled that window wrongly (max pooling gave wrong numbers
 without a word, average pooling of 1-d and 3-d inputs failed to import), and it has no
-lowering for `divisor_override`.  Where ceil mode adds no window, the op is the same as without
-it and goes to torch-mlir as that (max pooling with indices in 2-d only: torch-mlir has no 3-d
-one).  Otherwise max pooling goes through PyTorch's own
-decomposition (a gather of every window, padded with a value below any input), and average
-pooling is the sum over the zero-padded windows divided by ATen's divisor for each output
-position, worked out here from the static shapes: the window's size clipped to the padded
-input (`count_include_pad`) or to the input itself, or `divisor_override`.  Averages (and means)
-of f16 and bf16 tensors are computed in f32 and rounded once, as ATen's kernels compute them:
-the window's sum in the 16-bit type passed its maximum where the average does not.
+lowering for `divisor_override`.  Where ceil mode adds no window, the op is computed as
+without it.
+
+Max pooling's values are 2-d max pools without ceil mode, which torch-mlir lowers to
+`reduce_window`: ceil mode's last window is padding of the dtype's lowest value (so a NaN in a
+window still gives NaN), and a 3-d pool is a 2-d one over the last two dimensions then one
+over the first (the maximum over a box is the maximum of its planes' maxima).  Their indices,
+where torch-mlir has no lowering (3-d, or ceil mode), are PyTorch's own decomposition, a
+gather of every window; the values never come from it, so where the indices are unused it is
+dead code and dropped: IREE compiles that gather into intermediates many times the input.
+
+Average pooling with ceil mode or `divisor_override` is the sum over the zero-padded windows
+divided by ATen's divisor for each output position, worked out here from the static shapes:
+the window's size clipped to the padded input (`count_include_pad`) or to the input itself,
+or `divisor_override`.  Averages (and means) of f16 and bf16 tensors are computed in f32 and
+rounded once, as ATen's kernels compute them: the window's sum in the 16-bit type passed its
+maximum where the average does not.  3-d adaptive average pooling, which torch-mlir has no
+lowering for, is 2-d adaptive average pools, over the last two dimensions then over the first.
 
 Adaptive max pooling gathers every window (ATen's bounds, the shorter ones padded by repeating
 a position) one spatial dimension at a time, and picks the maximum as ATen's kernel does: the
@@ -59,7 +68,9 @@ def _sizes(
 
 
 def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
-    """`op` (max_pool2d/3d_with_indices) with ceil mode as ATen computes it."""
+    """`op` (max_pool2d/3d_with_indices) with ceil mode as ATen computes it, its values as
+    2-d max pools torch-mlir lowers to `reduce_window` and its indices by PyTorch's
+    decomposition, which is left out where they are unused."""
 
     def run(
         x: torch.Tensor,
@@ -70,15 +81,54 @@ def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
         ceil_mode: bool = False,
     ) -> Any:
         if not ceil_mode and stride and rank == 2:
-            return NotImplemented  # torch-mlir lowers it as it is (not in 3-d)
+            return NotImplemented  # torch-mlir lowers it as it is
         kernel = _expand(kernel_size, rank)
         options = (_expand(stride, rank, kernel), _expand(padding, rank), _expand(dilation, rank))
         floor, ceil = _sizes(x, kernel, *options)
         if floor == ceil and rank == 2:  # the stride written out: torch-mlir took none for 1
             return op(x, kernel, *options, False)
-        return decomposition_table[op](x, kernel, *options, ceil_mode)
+        values = _max_values(x, kernel, *options, ceil if ceil_mode else floor)
+        return values, decomposition_table[op](x, kernel, *options, ceil_mode)[1]
 
     return run
+
+
+def _max_values(
+    x: torch.Tensor,
+    kernel: list[int],
+    stride: list[int],
+    padding: list[int],
+    dilation: list[int],
+    sizes: list[int],
+) -> torch.Tensor:
+    """Max pooling's values, `sizes` windows a dimension, as 2-d max pools without ceil mode:
+    ceil mode's last window padded with the dtype's lowest value, a 3-d pool as one over the
+    last two dimensions then one over the first (a maximum is one of maxima)."""
+    rank, extents = len(kernel), x.shape[-len(kernel) :]
+    widths = []  # F.pad takes the last dimension first
+    for n, k, s, p, d, out in reversed(
+        list(zip(extents, kernel, stride, padding, dilation, sizes, strict=True))
+    ):
+        widths += [0, max((out - 1) * s + (k - 1) * d + 1 - n - 2 * p, 0)]
+    if any(widths):
+        lowest = -math.inf if x.dtype.is_floating_point else torch.iinfo(x.dtype).min
+        x = F.pad(x, widths, value=lowest)
+    if rank == 2:
+        return _max_pool2d(x, kernel, stride, padding, dilation)
+    lead, (depth, height, width) = x.shape[:-3], x.shape[-3:]
+    both = (kernel, stride, padding, dilation)
+    options = [option[1:] for option in both]
+    planes = _max_pool2d(x.reshape(-1, depth, height, width), *options)
+    columns = planes.reshape(planes.shape[0], 1, depth, -1)
+    options = [[option[0], unit] for option, unit in zip(both, (1, 1, 0, 1), strict=True)]
+    return _max_pool2d(columns, *options).reshape(*lead, sizes[0], *planes.shape[-2:])
+
+
+def _max_pool2d(x: torch.Tensor, *options: list[int]) -> torch.Tensor:
+    """The values of a 2-d max pool without ceil mode, which torch-mlir lowers to
+    `reduce_window`."""
+    values: torch.Tensor = aten.max_pool2d_with_indices.default(x, *options, False)[0]
+    return values
 
 
 # ATen's CPU kernels average 16-bit floats in f32, rounding once: a window's sum may pass
@@ -212,6 +262,21 @@ def _adaptive_windows(n: int, out: int) -> tuple[torch.Tensor, torch.Tensor, int
     return starts, ends, max(-(-(i + 1) * n // out) - i * n // out for i in range(out))
 
 
+def _adaptive_avg_pool3d(x: torch.Tensor, output_size: Sequence[int]) -> torch.Tensor:
+    """ATen's `_adaptive_avg_pool3d`, which torch-mlir has no lowering for, as 2-d adaptive
+    average pools (ATen's windows), over the last two dimensions then over the first: a box's
+    average is the average of its planes' averages.  16-bit floats are averaged in f32 and
+    rounded once, as the 2-d kernels do (ATen's 3-d CPU kernel sums in the 16-bit type)."""
+    if x.dtype in _ACCUMULATED_IN_F32:
+        return _adaptive_avg_pool3d(x.float(), output_size).to(x.dtype)
+    pool = aten._adaptive_avg_pool2d.default
+    depth, height, width = x.shape[-3:]
+    planes = pool(x.reshape(-1, depth, height, width), list(output_size[1:]))
+    columns = planes.reshape(planes.shape[0], 1, depth, -1)
+    averages: torch.Tensor = pool(columns, [output_size[0], columns.shape[-1]])
+    return averages.reshape(*x.shape[:-3], *output_size)
+
+
 POOLING: dict[Any, Callable[..., Any]] = {
     aten.adaptive_max_pool2d.default: _adaptive_max_pool(aten.adaptive_max_pool2d.default, 2),
     aten.adaptive_max_pool3d.default: _adaptive_max_pool(aten.adaptive_max_pool3d.default, 3),
@@ -219,4 +284,5 @@ POOLING: dict[Any, Callable[..., Any]] = {
     aten.max_pool3d_with_indices.default: _max_pool(aten.max_pool3d_with_indices.default, 3),
     aten.avg_pool2d.default: _avg_pool(aten.avg_pool2d.default, 2),
     aten.avg_pool3d.default: _avg_pool(aten.avg_pool3d.default, 3),
+    aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d,
 }
