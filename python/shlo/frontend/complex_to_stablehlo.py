@@ -4,48 +4,27 @@ torch-mlir's conversion to StableHLO has no pattern for `view_as_real`, `view_as
 `complex` or complex `add`/`sub`/`mul`/`div`, and lowers `abs` of a complex tensor on its real part
 alone.  StableHLO has the ops that compute them (`real`, `imag`, `complex`, `abs` of a complex
 tensor, complex arithmetic), so each such op of statically shaped tensors is rewritten here, in
-the torch backend IR, before torch-mlir's conversion runs: the new StableHLO ops sit between
-`torch_c.to_builtin_tensor` and `torch_c.from_builtin_tensor`, which the conversion folds away.
+the torch backend IR, before torch-mlir's conversion runs (`shlo.frontend.backend_ir`).
 `aten.real`/`aten.imag` reach the IR as `view_as_real` and a `select`, and the norms of
 complex tensors as norms of their `abs` (`shlo.frontend.lowerings`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, cast
 
-from shlo.ir.edit import create, ops_in
-from shlo.ir.stablehlo import WORLD, ir
+from shlo.frontend.backend_ir import (
+    reshape,
+    rewrite_ops,
+    shape_and_element,
+    tensor_type,
+    to_builtin,
+)
+from shlo.ir.edit import create
+from shlo.ir.stablehlo import ir
 
-_VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d, ]*)\],(.+)>$")
 _REAL_OF = {"complex<f32>": "f32", "complex<f64>": "f64"}
-
-
-def _shape_and_element(value: Any) -> tuple[list[int], str] | None:
-    """The static shape and element type of a `!torch.vtensor` value, None when its shape
-    is dynamic or unknown."""
-    match = _VTENSOR.match(str(value.type))
-    if match is None:
-        return None
-    shape = [int(size) for size in match.group(1).split(",") if size.strip()]
-    return (shape, match.group(2)) if all(size >= 0 for size in shape) else None
-
-
-def _tensor(shape: list[int], element: str) -> Any:
-    return ir.Type.parse(f"tensor<{''.join(f'{size}x' for size in shape)}{element}>")
-
-
-def _builtin(value: Any) -> Any:
-    found = _shape_and_element(value)
-    assert found is not None  # a pattern applies to static shapes only (`_static_result`)
-    shape, element = found
-    return create("torch_c.to_builtin_tensor", _tensor(shape, element), [value])
-
-
-def _reshape(value: Any, shape: list[int], element: str) -> Any:
-    return create("stablehlo.reshape", _tensor(shape, element), [value])
 
 
 def _broadcast(value: Any, shape: list[int]) -> Any:
@@ -63,21 +42,21 @@ def _convert(value: Any, element: str) -> Any:
     kind = ir.RankedTensorType(value.type)
     if str(kind.element_type) == element:
         return value
-    return create("stablehlo.convert", _tensor(list(kind.shape), element), [value])
+    return create("stablehlo.convert", tensor_type(list(kind.shape), element), [value])
 
 
 def _view_as_real(op: Any, shape: list[int], element: str) -> Any:
-    x, parts = _builtin(op.operands[0]), shape[:-1]
+    x, parts = to_builtin(op.operands[0]), shape[:-1]
     halves = [
-        _reshape(create(f"stablehlo.{part}", _tensor(parts, element), [x]), [*parts, 1], element)
+        reshape(create(f"stablehlo.{part}", tensor_type(parts, element), [x]), [*parts, 1])
         for part in ("real", "imag")
     ]
     dimension = {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(parts))}
-    return create("stablehlo.concatenate", _tensor(shape, element), halves, dimension)
+    return create("stablehlo.concatenate", tensor_type(shape, element), halves, dimension)
 
 
 def _view_as_complex(op: Any, shape: list[int], element: str) -> Any:
-    x = _builtin(op.operands[0])
+    x = to_builtin(op.operands[0])
     real = _REAL_OF[element]
     halves = []
     for index in (0, 1):
@@ -86,27 +65,27 @@ def _view_as_complex(op: Any, shape: list[int], element: str) -> Any:
             "limit_indices": ir.DenseI64ArrayAttr.get([*shape, index + 1]),
             "strides": ir.DenseI64ArrayAttr.get([1] * (len(shape) + 1)),
         }
-        half = create("stablehlo.slice", _tensor([*shape, 1], real), [x], attributes)
-        halves.append(_reshape(half, shape, real))
-    return create("stablehlo.complex", _tensor(shape, element), halves)
+        half = create("stablehlo.slice", tensor_type([*shape, 1], real), [x], attributes)
+        halves.append(reshape(half, shape))
+    return create("stablehlo.complex", tensor_type(shape, element), halves)
 
 
 def _complex(op: Any, shape: list[int], element: str) -> Any:
     real = _REAL_OF[element]
-    parts = [_broadcast(_convert(_builtin(v), real), shape) for v in op.operands[:2]]
-    return create("stablehlo.complex", _tensor(shape, element), parts)
+    parts = [_broadcast(_convert(to_builtin(v), real), shape) for v in op.operands[:2]]
+    return create("stablehlo.complex", tensor_type(shape, element), parts)
 
 
 def _arithmetic(target: str) -> Callable[[Any, list[int], str], Any]:
     def rewrite(op: Any, shape: list[int], element: str) -> Any:
-        operands = [_broadcast(_convert(_builtin(v), element), shape) for v in op.operands[:2]]
-        return create(target, _tensor(shape, element), operands)
+        operands = [_broadcast(_convert(to_builtin(v), element), shape) for v in op.operands[:2]]
+        return create(target, tensor_type(shape, element), operands)
 
     return rewrite
 
 
 def _abs(op: Any, shape: list[int], element: str) -> Any:
-    return create("stablehlo.abs", _tensor(shape, element), [_builtin(op.operands[0])])
+    return create("stablehlo.abs", tensor_type(shape, element), [to_builtin(op.operands[0])])
 
 
 _Rewrite = Callable[[Any, list[int], str], Any]
@@ -129,8 +108,8 @@ def _static_result(op: Any) -> tuple[list[int], str] | None:
     """The shape and element type of `op`'s result when a pattern applies to `op`: all its
     tensors are statically shaped and its complex side is complex<f32> or complex<f64>."""
     _, count, complex_operand = _PATTERNS[op.name]
-    result = _shape_and_element(op.results[0])
-    operands = [_shape_and_element(value) for value in list(op.operands)[:count]]
+    result = shape_and_element(op.results[0])
+    operands = [shape_and_element(value) for value in list(op.operands)[:count]]
     if result is None or None in operands:
         return None
     side = operands[0] if complex_operand else result
@@ -141,32 +120,19 @@ def _static_result(op: Any) -> tuple[list[int], str] | None:
     return result
 
 
-def _load_dialects() -> None:
-    """Load `torch_c` and `stablehlo` into the current context, which has them only once a
-    pass that creates their ops has run (ops made before would be unregistered ones)."""
-    empty = ir.Module.create(ir.Location.unknown())
-    WORLD.passmanager.PassManager.parse(
-        "builtin.module(func.func(convert-torch-to-stablehlo))"
-    ).run(empty.operation)
-
-
 def lower_complex_ops(module: Any) -> None:
     """Rewrite, in place, the complex-number ops of a torch backend IR `module` that torch-mlir
     cannot lower (or lowers wrongly) as StableHLO; ops with dynamic shapes are left as they are."""
-    with module.context:
-        for op in ops_in(module):
-            if op.name not in _PATTERNS or len(op.results) != 1:
-                continue
-            result = _static_result(op)
-            if result is None:
-                continue
-            if not module.context.is_registered_operation("torch_c.from_builtin_tensor"):
-                _load_dialects()
-            with ir.InsertionPoint(op), op.location:
-                value = _PATTERNS[op.name][0](op, *result)
-                back = create("torch_c.from_builtin_tensor", op.results[0].type, [value])
-            op.results[0].replace_all_uses_with(back)
-            op.erase()
+
+    def plan(op: Any) -> Callable[[], Any] | None:
+        if op.name not in _PATTERNS or len(op.results) != 1:
+            return None
+        result = _static_result(op)
+        if result is None:
+            return None
+        return lambda: _PATTERNS[op.name][0](op, *result)
+
+    rewrite_ops(module, plan)
 
 
 def _is_one(value: Any) -> bool:

@@ -59,6 +59,7 @@ from shlo.frontend.integer_inputs import (
 from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
 from shlo.frontend.remainders import exact_fmod, fmod
+from shlo.frontend.scatter import SCATTER
 
 aten = torch.ops.aten
 
@@ -336,4 +337,5 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     **NORMALIZATION,
     **BILINEAR,
     **FACTORIES,
+    **SCATTER,
 }

@@ -31,8 +31,16 @@ from torch_mlir.extras.fx_importer import (
 from shlo.errors import ShloError
 from shlo.frontend.complex_to_stablehlo import lower_complex_ops
 from shlo.frontend.forked import announce
+from shlo.frontend.scatter import lower_scatter_reductions
 
 register_torch_dialect = torch_dialect.register_dialect
+
+
+def _lower_complex_and_scatter_ops(module: Any) -> None:
+    """What shlo lowers itself before torch-mlir's conversion to StableHLO."""
+    lower_complex_ops(module)
+    lower_scatter_reductions(module)
+
 
 # The pipelines torch_mlir.fx runs for each output type, in order (torch-mlir 20261001), each
 # with what shlo rewrites in Python before it runs.
@@ -51,7 +59,7 @@ _PIPELINES: dict[str, tuple[_Step, ...]] = {
         (
             "Lowering Torch Backend IR -> StableHLO Backend IR",
             "builtin.module(torch-backend-to-stablehlo-backend-pipeline{allow-non-finites=True})",
-            lower_complex_ops,
+            _lower_complex_and_scatter_ops,
         ),
     ),
     "linalg-on-tensors": (

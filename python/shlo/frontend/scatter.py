@@ -1,0 +1,324 @@
+"""Scatters that reduce, as ATen computes them.
+
+torch-mlir's conversion to StableHLO lowers `scatter.src` and `scatter_add` only, so
+`scatter_reduce` (sum, prod, mean, amax, amin), `scatter` with `reduce=` and `index_reduce`
+could not be imported.  The last two are rewritten here, in ATen, as `scatter_reduce`; that
+one is rewritten in the torch backend IR (statically shaped tensors only) as a
+`stablehlo.scatter` whose region is the reduction, between `torch_c.to_builtin_tensor` and
+`torch_c.from_builtin_tensor` as `shlo.frontend.complex_to_stablehlo` does.  As ATen's kernel:
+without `include_self` the positions scattered to first take the reduction's identity; the
+mean divides by how many values each position took (its own among them with `include_self`,
+at least 1), rounding down for integers; amax and amin propagate NaN (`stablehlo.maximum`
+does).  A dense formulation (one-hot masks) would take memory quadratic in the sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from shlo.frontend.backend_ir import (
+    reshape,
+    rewrite_ops,
+    shape_and_element,
+    tensor_type,
+    to_builtin,
+)
+from shlo.ir.edit import create
+from shlo.ir.stablehlo import ir
+
+aten = torch.ops.aten
+
+# reduce= of aten.scatter and its scatter_reduce name
+_SCATTER_REDUCE = {"add": "sum", "multiply": "prod"}
+
+
+def scatter_reduce_of(x: torch.Tensor, dim: int, index: torch.Tensor, src: Any, reduce: str) -> Any:
+    """aten.scatter with `reduce=` ("add" or "multiply"; of a tensor or a number) as the
+    scatter_reduce it is, its own values included."""
+    if not isinstance(src, torch.Tensor):
+        src = torch.full(index.shape, src, dtype=x.dtype)
+    return aten.scatter_reduce.two(x, dim, index, src, _SCATTER_REDUCE[reduce], include_self=True)
+
+
+def index_reduce(
+    x: torch.Tensor,
+    dim: int,
+    index: torch.Tensor,
+    source: torch.Tensor,
+    reduce: str,
+    *,
+    include_self: bool = True,
+) -> Any:
+    """aten.index_reduce as scatter_reduce, its index repeated along `source`'s other dims."""
+    dim = dim % max(x.dim(), 1)
+    shape = [-1 if d == dim else 1 for d in range(source.dim())]
+    expanded = index.reshape(shape).expand(source.shape) if source.dim() else index.reshape(())
+    return aten.scatter_reduce.two(x, dim, expanded, source, reduce, include_self=include_self)
+
+
+# scatter_reduce's reduce= -> the region's op
+_COMBINE = {
+    "sum": "stablehlo.add",
+    "mean": "stablehlo.add",
+    "prod": "stablehlo.multiply",
+    "amax": "stablehlo.maximum",
+    "amin": "stablehlo.minimum",
+}
+_FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
+_INTEGERS = {"si8": 8, "si16": 16, "si32": 32, "si64": 64}
+
+
+def _static(value: Any) -> tuple[list[int], str]:
+    found = shape_and_element(value)
+    assert found is not None  # checked by `_rewritable`
+    return found
+
+
+def _constant(shape: list[int], element: Any, number: float) -> Any:
+    """A splat `stablehlo.constant` of `number`."""
+    kind = tensor_type(shape, element)
+    scalar = kind.element_type
+    if isinstance(scalar, ir.IntegerType):
+        attribute = ir.IntegerAttr.get(scalar, int(number))
+    else:
+        attribute = ir.FloatAttr.get(scalar, number)
+    value = ir.DenseElementsAttr.get_splat(kind, attribute)
+    return create("stablehlo.constant", kind, [], {"value": value})
+
+
+def _identity(reduce: str, element: str) -> float:
+    """What scatter_reduce's kernel starts a position at without `include_self`."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if element in _FLOATS:
+        return float("-inf") if reduce == "amax" else float("inf")
+    bits = _INTEGERS[element]
+    return -(1 << (bits - 1)) if reduce == "amax" else (1 << (bits - 1)) - 1
+
+
+def _scatter(operand: Any, coordinates: Any, updates: Any, combine: str | None) -> Any:
+    """`stablehlo.scatter` of one element per coordinate, combined by `combine` (the update
+    replacing the value when None)."""
+    kind = ir.RankedTensorType(operand.type)
+    rank = kind.rank
+    numbers = ir.Attribute.parse(
+        f"#stablehlo.scatter<inserted_window_dims = {list(range(rank))}, "
+        f"scatter_dims_to_operand_dims = {list(range(rank))}, index_vector_dim = {rank}>"
+    )
+    op = ir.Operation.create(
+        "stablehlo.scatter",
+        results=[kind],
+        operands=[operand, coordinates, updates],
+        attributes={"scatter_dimension_numbers": numbers},
+        regions=1,
+    )
+    scalar = ir.RankedTensorType.get([], kind.element_type)
+    block = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        old, new = block.arguments
+        value = new if combine is None else create(combine, scalar, [old, new])
+        ir.Operation.create("stablehlo.return", operands=[value])
+    return op.results[0]
+
+
+def _coordinates(index: Any, shape: list[int], dim: int) -> Any:
+    """The full coordinates (`shape` + [rank]) each element of `index` scatters to: its own
+    position, with the index's value along `dim`."""
+    i64 = ir.IntegerType.get_signless(64)
+    column = [*shape, 1]
+    parts = []
+    for d in range(len(shape)):
+        if d == dim:
+            kind = ir.RankedTensorType(index.type)
+            if kind.element_type != i64:
+                index = create("stablehlo.convert", tensor_type(list(kind.shape), i64), [index])
+            parts.append(create("stablehlo.reshape", tensor_type(column, i64), [index]))
+        else:
+            iota = {"iota_dimension": ir.IntegerAttr.get(i64, d)}
+            parts.append(create("stablehlo.iota", tensor_type(column, i64), [], iota))
+    along = {"dimension": ir.IntegerAttr.get(i64, len(shape))}
+    return create("stablehlo.concatenate", tensor_type([*shape, len(shape)], i64), parts, along)
+
+
+def _floor_divide(total: Any, count: Any) -> Any:
+    """`total // count` of integers with `count` positive, rounding down."""
+    kind = total.type
+    shape = list(ir.RankedTensorType(kind).shape)
+    element = ir.RankedTensorType(kind).element_type
+    quotient = create("stablehlo.divide", kind, [total, count])
+    rest = create("stablehlo.remainder", kind, [total, count])
+    zero = _constant(shape, element, 0)
+    booleans = tensor_type(shape, ir.IntegerType.get_signless(1))
+    inexact = _compare(booleans, rest, zero, "NE")
+    negative = _compare(booleans, total, zero, "LT")
+    down = create("stablehlo.and", booleans, [inexact, negative])
+    lowered = create("stablehlo.subtract", kind, [quotient, _constant(shape, element, 1)])
+    return create("stablehlo.select", kind, [down, lowered, quotient])
+
+
+def _compare(kind: Any, left: Any, right: Any, direction: str) -> Any:
+    attribute = ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>")
+    return create("stablehlo.compare", kind, [left, right], {"comparison_direction": attribute})
+
+
+def _scatter_reduce(op: Any, dim: int, reduce: str, include_self: bool) -> Any:
+    """The StableHLO of `op` (an aten.scatter_reduce.two of static shapes), as a builtin tensor."""
+    shape, element = _static(op.results[0])
+    index_shape, _ = _static(op.operands[2])
+    src_shape, _ = _static(op.operands[3])
+    rank = max(len(shape), 1)
+    x, index, src = (to_builtin(op.operands[i]) for i in (0, 2, 3))
+    if not shape:  # a 0-d tensor scatters as a 1-element one
+        x, index, src = (reshape(v, [1]) for v in (x, index, src))
+        shape = index_shape = src_shape = [1]
+    if 0 in index_shape:
+        result = x
+    else:
+        if src_shape != index_shape:
+            slicing = {
+                "start_indices": ir.DenseI64ArrayAttr.get([0] * rank),
+                "limit_indices": ir.DenseI64ArrayAttr.get(index_shape),
+                "strides": ir.DenseI64ArrayAttr.get([1] * rank),
+            }
+            src = create("stablehlo.slice", tensor_type(index_shape, element), [src], slicing)
+        coordinates = _coordinates(index, index_shape, dim % rank)
+        if not include_self:
+            start = _constant(index_shape, element, _identity(reduce, element))
+            x = _scatter(x, coordinates, start, None)
+        result = _scatter(x, coordinates, src, _COMBINE[reduce])
+        if reduce == "mean":
+            ones = _constant(index_shape, element, 1)
+            count = _scatter(_constant(shape, element, int(include_self)), coordinates, ones,
+                             "stablehlo.add")  # fmt: skip
+            booleans = tensor_type(shape, ir.IntegerType.get_signless(1))
+            none = _compare(booleans, count, _constant(shape, element, 0), "EQ")
+            count = create("stablehlo.select", count.type,
+                           [none, _constant(shape, element, 1), count])  # fmt: skip
+            if element in _FLOATS:
+                result = create("stablehlo.divide", result.type, [result, count])
+            else:
+                result = _floor_divide(result, count)
+    final, _ = _static(op.results[0])
+    return result if final == shape else reshape(result, final)
+
+
+def _literal(value: Any) -> Any:
+    """The Python value of a `torch.constant.*` op's result, None when it is not one."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or not owner.name.startswith("torch.constant."):
+        return None
+    attribute = owner.attributes["value"]
+    if owner.name == "torch.constant.int":
+        return ir.IntegerAttr(attribute).value
+    if owner.name == "torch.constant.bool":
+        return ir.BoolAttr(attribute).value
+    if owner.name == "torch.constant.str":
+        return ir.StringAttr(attribute).value
+    return None
+
+
+def _rewritable(op: Any) -> tuple[int, str, bool] | None:
+    """The dim, reduction and include_self of a scatter_reduce `op` this module rewrites:
+    static shapes, floats or signed integers, constant arguments."""
+    values = [op.results[0], op.operands[0], op.operands[2], op.operands[3]]
+    found = [shape_and_element(v) for v in values]
+    if any(f is None for f in found):
+        return None
+    elements = {f[1] for f in found[:2] + found[3:] if f is not None}
+    if len(elements) != 1 or not elements <= _FLOATS | _INTEGERS.keys():
+        return None
+    dim, reduce, include_self = (_literal(op.operands[i]) for i in (1, 4, 5))
+    if not isinstance(dim, int) or reduce not in _COMBINE or not isinstance(include_self, bool):
+        return None
+    return dim, reduce, include_self
+
+
+def lower_scatter_reductions(module: Any) -> None:
+    """Rewrite, in place, each aten.scatter_reduce.two of a torch backend IR `module` that
+    `_rewritable` accepts as StableHLO; others are left for torch-mlir to refuse."""
+
+    def plan(op: Any) -> Callable[[], Any] | None:
+        if op.name != "torch.aten.scatter_reduce.two":
+            return None
+        arguments = _rewritable(op)
+        return None if arguments is None else lambda: _scatter_reduce(op, *arguments)
+
+    rewrite_ops(module, plan)
+
+
+def put_by_mask(
+    x: torch.Tensor, indices: list[Any], values: torch.Tensor, accumulate: bool = False
+) -> Any:
+    """aten.index_put whose one tensor index is a boolean mask (the others full slices) as a
+    `where` over the mask: the value for the mask's n-th true element is the n-th along the
+    values' matching dim (a cumulative count of the mask), or the one value it broadcasts.
+    torch-mlir's own route goes through `nonzero`, whose shape depends on the values."""
+    tensors = [(d, i) for d, i in enumerate(indices) if i is not None]
+    masks = [(d, i) for d, i in tensors if i.dtype == torch.bool]
+    if len(masks) != 1 or masks[0][1].numel() == 0:
+        return NotImplemented  # integer indices lower as they are
+    if len(tensors) > 1:
+        return _put_by_mask_and_integers(x, indices, values, accumulate)
+    start, mask = masks[0]
+    rest = x.dim() - start - mask.dim()  # the dims after the mask's
+    rank = start + 1 + rest  # the indexed part's, the mask's elements one dim
+    if values.dim() > rank or 0 in values.shape:
+        return NotImplemented
+    values = values.to(x.dtype).reshape([1] * (rank - values.dim()) + list(values.shape))
+    size = values.shape[start]
+    elements = [1] * mask.dim()
+    if size != 1:
+        counted = torch.cumsum(mask.reshape(-1).to(torch.int64), 0)
+        aten._assert_scalar(
+            counted[-1].item() == size,
+            "shape mismatch: the values do not match the mask's true elements",
+        )
+        values = torch.index_select(values, start, torch.clamp(counted - 1, 0, size - 1))
+        elements = list(mask.shape)
+    taken = values.reshape([*values.shape[:start], *elements, *values.shape[start + 1 :]])
+    where = mask.reshape([*mask.shape, *[1] * rest])
+    return torch.where(where, x + taken if accumulate else taken, x)
+
+
+def _put_by_mask_and_integers(
+    x: torch.Tensor, indices: list[Any], values: torch.Tensor, accumulate: bool
+) -> Any:
+    """index_put of a boolean mask broadcast with integer indices of a last dim d > 1: the
+    mask's true elements must be d or 1, so the mask is their d coordinates (the i-th true
+    element's, or the one's d times), found by a stable sort putting true first."""
+    (mask,) = [i for i in indices if i is not None and i.dtype == torch.bool]
+    # the integer indices' broadcast last dim (sizes there are equal or 1)
+    size = max(
+        (i.shape[-1] for i in indices if i is not None and i.dim() and i is not mask), default=1
+    )
+    if size == 1:
+        return NotImplemented  # as many values as true elements: left to torch-mlir
+    count = mask.sum()
+    aten._assert_scalar(
+        ((count == size) | (count == 1)).to(torch.int64).item() == 1,
+        "shape mismatch: the mask's true elements do not broadcast with the integer indices",
+    )
+    first = torch.sort((~mask).reshape(-1).to(torch.int32), stable=True).indices
+    slots = torch.where(count == size, torch.arange(size), 0)
+    flat = torch.index_select(first, 0, slots)
+    coordinates = []
+    for extent in reversed(mask.shape):
+        coordinates.append(torch.remainder(flat, extent))
+        flat = torch.div(flat, extent, rounding_mode="floor")
+    replaced: list[Any] = []
+    for index in indices:
+        replaced.extend(reversed(coordinates) if index is mask else [index])
+    return aten.index_put.default(x, replaced, values, accumulate)
+
+
+SCATTER: dict[Any, Callable[..., Any]] = {
+    aten.scatter.reduce: scatter_reduce_of,
+    aten.scatter.value_reduce: scatter_reduce_of,
+    aten.index_reduce.default: index_reduce,
+    aten.index_put.default: put_by_mask,
+}
