@@ -356,14 +356,19 @@ def unlike_draws(actual: Any, draws: list[Any]) -> str | None:
 STATISTICS = ("share of zeros", "share of NaNs", "share of +inf", "share of -inf", "mean", "std")
 
 
-# Float64 values near its maximum overflow a sum or a square: the mean and the spread are taken
-# of the values scaled by this power of two, then scaled back (exactly).
-_SCALE = 2.0**-600
+def _scaled(t: torch.Tensor, *dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """`t` divided by its largest magnitude (along `dim`), and that magnitude: sums and squares
+    of the quotients neither overflow (float64 values near its maximum) nor underflow."""
+    largest = t.abs().amax(*dim, keepdim=True)
+    largest = torch.where(largest > 0, largest, torch.ones_like(largest))
+    return t / largest, largest
 
 
 def _spread(t: torch.Tensor, *dim: int) -> torch.Tensor:
     """The standard deviation (along `dim`) of float64 values anywhere in float64's range."""
-    return (t * _SCALE).std(*dim) / _SCALE
+    quotients, largest = _scaled(t, *dim)
+    spread = quotients.std(*dim, keepdim=True) * largest
+    return spread.squeeze(*dim) if dim else spread.reshape(())
 
 
 def _statistics(tensor: torch.Tensor) -> torch.Tensor:
@@ -372,7 +377,10 @@ def _statistics(tensor: torch.Tensor) -> torch.Tensor:
     finite = t[t.isfinite()]
     spread = _spread(finite) if finite.numel() > 1 else torch.tensor(0.0, dtype=torch.float64)
     shares = [(t == 0), t.isnan(), (t == float("inf")), (t == -float("inf"))]
-    mean = (finite * _SCALE).mean() / _SCALE if finite.numel() else torch.tensor(0.0).double()
+    mean = torch.tensor(0.0, dtype=torch.float64)
+    if finite.numel():
+        quotients, largest = _scaled(finite)
+        mean = quotients.mean() * largest.reshape(())
     return torch.stack([*(s.to(torch.float64).mean() for s in shares), mean, spread])
 
 

@@ -67,6 +67,11 @@ def test_draws_near_the_float64_maximum_are_judged_by_distribution() -> None:
     ]
     assert cases.unlike_draws(draws[-1], draws[:-1]) is None
     assert cases.unlike_draws(torch.full((3,), largest, dtype=torch.float64), draws) is not None
+    for scale in (1e-300, 1.0, 1e300):  # neither underflow nor overflow narrows the window
+        seeded = [torch.Generator().manual_seed(seed) for seed in range(6)]
+        draws = [torch.randn(100, generator=g, dtype=torch.float64) * scale for g in seeded]
+        *others, highest = sorted(draws, key=lambda draw: float(draw.mean()))  # just outside
+        assert cases.unlike_draws(highest, others) is None, scale
 
 
 def test_samples_the_checker_once_died_on_are_judged() -> None:
