@@ -39,6 +39,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-patchify-convolutions": "patchify_convolutions",
     "shlo-power-edge-cases": "power_edge_cases",
     "shlo-round-low-precision": "round_low_precision",
+    "shlo-round-f64-constants": "round_f64_constants",
     "shlo-scalars-to-stablehlo": "scalars_to_stablehlo",
     "shlo-scatter-not-unique": "scatter_not_unique",
     "shlo-shield-returned-arguments": "shield_returned_arguments",

@@ -1,4 +1,4 @@
-"""Child processes that end with their parent.
+"""Child processes that end with their parent, and end themselves the same way.
 
 shlo runs native code in children (the interpreter, each input buffer of shlo-opt).  Killed
 with SIGTERM or SIGKILL, the parent cleans nothing up, and a child interpreting an endless loop
@@ -10,6 +10,9 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import sys
+import traceback
+from collections.abc import Callable
 
 _PR_SET_PDEATHSIG = 1
 
@@ -24,3 +27,21 @@ def die_with_parent(parent: int) -> None:
     prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the parent ended before the signal was asked for
         os._exit(1)
+
+
+def end_child(work: Callable[[], int]) -> None:
+    """End a forked child with `work()`'s status: an error that got through (SHLO_TRACEBACK=1
+    lets them) is printed as the child's last word and gives 1.  The streams are flushed and
+    the child leaves by `os._exit`, never unwinding into its parent's code."""
+    status = 1
+    try:
+        status = work()
+    except Exception:  # noqa: BLE001 (anything left is the child's last word)
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)

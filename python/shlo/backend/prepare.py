@@ -80,6 +80,8 @@ def prepare(module: IRModule, target: Target) -> tuple[IRModule, ModuleFacts]:
     facts = module_facts(prepared)
     if keeps_f64(target, facts):
         prepared = _f64_math_in_f32(prepared, target)
+    else:
+        prepared = run_pipeline(prepared, "builtin.module(shlo-round-f64-constants)")
     return prepared, facts
 
 

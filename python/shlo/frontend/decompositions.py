@@ -56,6 +56,7 @@ from shlo.frontend.integer_inputs import (
     copysign,
     of_truth_values,
 )
+from shlo.frontend.interpolation import INTERPOLATION
 from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
 from shlo.frontend.remainders import exact_fmod, fmod
@@ -338,4 +339,5 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     **BILINEAR,
     **FACTORIES,
     **SCATTER,
+    **INTERPOLATION,
 }

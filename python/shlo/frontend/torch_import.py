@@ -455,14 +455,14 @@ def _pytorch_decompositions(
     program: torch.export.ExportedProgram, names: set[str], have: dict[Any, Callable[..., Any]]
 ) -> dict[Any, Callable[..., Any]]:
     """PyTorch's own decompositions (its composite kernels, its core ATen and other tables)
-    of the ops of `program` that torch-mlir names `names`, where `have` has none."""
+    of the ops of `program` that torch-mlir names `names`; where `have` has one of its own
+    that kept the op as it is (NotImplemented), PyTorch's is tried after it."""
     wanted = {name.removeprefix("torch.") for name in names}
     ops = {
         node.target
         for node in program.graph.nodes
         if isinstance(node.target, torch._ops.OpOverload)
         and _qualified_name(node.target).replace("::", ".") in wanted
-        and node.target not in have
     }
     composite = {
         op
@@ -475,7 +475,23 @@ def _pytorch_decompositions(
     if composite:  # export's table of composite kernels takes a while to build
         table = torch.export.default_decompositions()
         found |= {op: table[op] for op in composite if op in table}
-    return found
+    return {
+        op: functools.partial(_first_of, have[op], theirs) if op in have else theirs
+        for op, theirs in found.items()
+        if have.get(op) is not theirs and not _chained(have.get(op))
+    }
+
+
+def _first_of(
+    ours: Callable[..., Any], theirs: Callable[..., Any], *args: Any, **kwargs: Any
+) -> Any:
+    """`ours`, and `theirs` where `ours` keeps the op as it is."""
+    result = ours(*args, **kwargs)
+    return theirs(*args, **kwargs) if result is NotImplemented else result
+
+
+def _chained(decomposition: Any) -> bool:
+    return isinstance(decomposition, functools.partial) and decomposition.func is _first_of
 
 
 def _qualified_name(op: Any) -> str:

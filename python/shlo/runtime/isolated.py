@@ -20,12 +20,11 @@ import signal
 import subprocess
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 from shlo.errors import RunError
-from shlo.lifetime import die_with_parent
+from shlo.lifetime import die_with_parent, end_child
 
 # A trial still running after this long is a big model (or a slow loop), not a crash: the
 # caller loads the module itself without the trial's verdict.
@@ -43,18 +42,7 @@ def run_isolated(command: Callable[[], int], prog: str, what: str) -> int:
     pid = os.fork()
     if pid == 0:
         die_with_parent(parent)
-        status = 1
-        try:
-            status = command()
-        except Exception:  # an error SHLO_TRACEBACK=1 lets through: the child's last word
-            traceback.print_exc()
-        finally:
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    pass
-            os._exit(status)
+        end_child(command)
     try:
         _, status = os.waitpid(pid, 0)
     except KeyboardInterrupt:

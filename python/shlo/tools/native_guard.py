@@ -18,11 +18,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Callable
 
 from shlo.ir.source import Source
-from shlo.lifetime import die_with_parent
+from shlo.lifetime import die_with_parent, end_child
 from shlo.runtime.isolated import signal_text
 from shlo.tools.reporting import run_reporting
 
@@ -107,14 +106,7 @@ def _child_run(prog: str, start: int, count: int, step: Callable[[int], bool]) -
     if pid == 0:  # the child
         die_with_parent(parent)
         os.close(read_end)
-        status = 1
-        try:
-            status = run_reporting(prog, lambda: _steps(start, count, step, write_end))
-        except Exception:  # an error SHLO_TRACEBACK=1 lets through: the child's last word
-            traceback.print_exc()
-        finally:
-            _flush_quietly()
-            os._exit(status)
+        end_child(lambda: run_reporting(prog, lambda: _steps(start, count, step, write_end)))
     os.close(write_end)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -146,11 +138,3 @@ def _last_index(read_end: int, start: int) -> int:
             reached = int.from_bytes(pending[whole - _INDEX_BYTES : whole], "little")
             pending = pending[whole:]
     return reached
-
-
-def _flush_quietly() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
