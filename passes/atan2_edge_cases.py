@@ -3,10 +3,12 @@
 IREE 3.13 computes `stablehlo.atan2` with a rational approximation of `y / x` that gives NaN
 when that quotient is 0/0 or inf/inf, where C's `atan2` (and so PyTorch, NumPy and the
 StableHLO interpreter) gives 0 or pi for two zeros and pi/4 or 3pi/4 for two infinities, with
-the sign of `y`: `torch.angle(0j)` came out NaN.  This pass selects those answers for those
-elements, reading the signs from the bits so that -0 counts as negative, and leaves every
-other element to IREE's `atan2`.  Ops on dynamically shaped or non-float tensors are left as
-they are.
+the sign of `y`: `torch.angle(0j)` came out NaN.  Its result also loses the sign of `y` where
+`y / x` rounds to zero and `x` is negative (`atan2(-1, -inf)` and `atan2(-0.0, -1)` gave pi,
+not -pi).  This pass selects C's answers for the zeros and infinities, takes the magnitude of
+IREE's `atan2` for every other element, and gives each result the sign of `y`, read from the
+bits so that -0 counts as negative (C's `atan2` always has the sign of `y`).  Ops on
+dynamically shaped or non-float tensors are left as they are.
 """
 
 from __future__ import annotations
@@ -31,13 +33,16 @@ def _with_edge_cases(op: Any) -> None:
     on_infinities = build.select(
         x_negative, build.constant(3 * math.pi / 4), build.constant(math.pi / 4)
     )
-    magnitude = build.select(zeros, on_zeros, on_infinities)
-    negated = build.unary("negate", magnitude)
-    signed = build.select(build.negative(y), negated, magnitude)
     either = build.binary("or", zeros, infinities)
     # a fresh atan2 (the old op is replaced by the select that uses it)
     computed = create("stablehlo.atan2", build.type, [y, x])
-    op.results[0].replace_all_uses_with(build.select(either, signed, computed))
+    magnitude = build.select(
+        either,
+        build.select(zeros, on_zeros, on_infinities),
+        build.unary("abs", computed),
+    )
+    negated = build.unary("negate", magnitude)
+    op.results[0].replace_all_uses_with(build.select(build.negative(y), negated, magnitude))
     op.erase()
 
 

@@ -254,3 +254,33 @@ def test_right_shifts_of_every_integer_dtype_match_eager() -> None:
     model = RightShifts()
     got, want = compile_torch(model, tuple(inputs))(*inputs), model(*inputs)
     torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+class Statistics(torch.nn.Module):
+    def forward(self, empty: torch.Tensor, x: torch.Tensor) -> tuple:
+        return (
+            torch.var(empty),
+            torch.std(empty, dim=0),
+            torch.var_mean(empty, dim=0, keepdim=True),
+            torch.logcumsumexp(x, 0),
+            torch.logcumsumexp(x.flip(0), 0),
+            torch.logcumsumexp(x.reshape(3, 4), 1),
+            torch.atan2(-x.abs() * 0, -x.abs() - 1),
+        )
+
+
+def test_statistics_of_nothing_and_running_log_sums_of_large_values_match_eager() -> None:
+    """The variance of no elements is NaN (torch-mlir gave -0.0); a running log-sum-exp of
+    values past 88 is finite (torch-mlir's `log(cumsum(exp(x)))` gave inf); atan2 of -0 and a
+    negative number is -pi (IREE gave pi)."""
+    inf, nan = math.inf, math.nan
+    empty = torch.zeros(0, 5)
+    x = torch.tensor([100.0, 101.0, -inf, 3.0, inf, 2.0, nan, 1.0, -500.0, 300.0, inf, -inf])
+    expected = Statistics()(empty, x)
+    actual = compile_torch(Statistics(), (empty, x))(empty, x)
+    for got, want in zip(
+        torch.utils._pytree.tree_leaves(actual),
+        torch.utils._pytree.tree_leaves(expected),
+        strict=True,
+    ):
+        torch.testing.assert_close(got, want, equal_nan=True)

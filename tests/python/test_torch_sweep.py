@@ -110,3 +110,19 @@ def test_uninitialized_values_are_judged_by_dtype_and_shape() -> None:
     plain = cases.run_eager(_call(torch.neg, torch.ones(4, 4)))
     assert not plain["undefined"]
     assert cases.compared(torch.zeros(4, 4), plain)["status"] == "mismatch"
+
+
+def test_an_element_whose_eager_value_overflows_on_the_way_is_judged_by_float64() -> None:
+    """A float32 sum whose partial sums pass the maximum: eager's order gives inf, float64
+    gives 0.  Another order's 0 passes, its NaN is `order_dependent`; a wrong value where
+    eager's is exact, or where NaN propagates, stays a mismatch."""
+    biggest = torch.finfo(torch.float32).max
+    eager = cases.run_eager(_call(torch.sum, torch.tensor([biggest, biggest, -biggest, -biggest])))
+    assert float(eager["value"]) == float("inf") and float(eager["wide"]) == 0.0
+    assert cases.compared(torch.tensor(0.0), eager)["status"] == "pass"
+    assert cases.compared(torch.tensor(float("nan")), eager)["status"] == "order_dependent"
+    assert cases.compared(torch.tensor(1.0), eager)["status"] == "mismatch"
+    with_nan = cases.run_eager(_call(torch.sum, torch.tensor([1.0, float("nan"), biggest])))
+    assert cases.compared(torch.tensor(float("inf")), with_nan)["status"] == "mismatch"
+    exact = cases.run_eager(_call(torch.sum, torch.ones(6)))
+    assert cases.compared(torch.tensor(5.0), exact)["status"] == "mismatch"

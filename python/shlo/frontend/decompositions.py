@@ -25,6 +25,10 @@ negative) before indexing.
 `embedding` with `scale_grad_by_freq` or `sparse`, which torch-mlir cannot lower, is the
 plain lookup: the flags change only the gradient.
 
+The variance (and `var_mean`) of no elements is NaN, as in ATen; torch-mlir divided a zero
+sum by `0 - correction` and gave -0.0.  `logcumsumexp` is a log-depth scan of ATen's
+log-add-exp, which never overflows; torch-mlir's `log(cumsum(exp(x)))` gave `inf` from x = 89.
+
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
 gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
 
@@ -38,6 +42,7 @@ message instead of wrong numbers.
 from __future__ import annotations
 
 import contextvars
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -304,6 +309,55 @@ def _as_it_is(*args: Any, **kwargs: Any) -> Any:
     return NotImplemented
 
 
+def variance_of_nothing(
+    x: torch.Tensor,
+    dim: Any = None,
+    *,
+    correction: Any = None,
+    keepdim: bool = False,
+) -> Any:
+    """The variance (and mean, for `var_mean`) of no elements: NaN in ATen, where torch-mlir's
+    sum over `count - correction` gave -0.0.  Any other count is lowered as it is."""
+    dims = range(x.dim()) if not dim else [d % x.dim() for d in dim]
+    if math.prod(x.shape[d] for d in dims):
+        return NotImplemented
+    shape = [1 if d in dims else n for d, n in enumerate(x.shape)]
+    if not keepdim:
+        shape = [n for d, n in enumerate(x.shape) if d not in dims]
+    return torch.full(shape, float("nan"), dtype=x.dtype)
+
+
+def variance_and_mean_of_nothing(*args: Any, **kwargs: Any) -> Any:
+    """`var_mean` of no elements: both NaN."""
+    variance = variance_of_nothing(*args, **kwargs)
+    return variance if variance is NotImplemented else (variance, variance.clone())
+
+
+def _log_add_exp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """log(exp(a) + exp(b)) as ATen's `_log_add_exp_helper` computes it: from the larger, so
+    nothing overflows; two equal infinities give themselves; NaN propagates."""
+    low, high = torch.minimum(a, b), torch.maximum(a, b)
+    equal_infinities = (low == high) & ~torch.isfinite(low)
+    return torch.where(equal_infinities, a, high + torch.log1p(torch.exp(low - high)))
+
+
+def logcumsumexp(x: torch.Tensor, dim: int) -> Any:
+    """A running log-sum-exp as a log-depth scan of `_log_add_exp` (each step combines every
+    element with the one `offset` before it): torch-mlir's `log(cumsum(exp(x)))` overflowed
+    from x = 89 in float32 (`inf` for `[100, 101]`)."""
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dim %= x.dim()
+    length, result, offset = x.shape[dim], x, 1
+    while offset < length:
+        shape = list(x.shape)
+        shape[dim] = offset
+        before = torch.cat([torch.full(shape, -math.inf, dtype=x.dtype), result], dim)
+        result = _log_add_exp(result, before.narrow(dim, 0, length))
+        offset *= 2
+    return result
+
+
 def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
     """ATen's binary search, step by step (torch's own decomposition), of a 0-d tensor as of
     its 1-element reshape: torch-mlir counted the boundaries below each value, which differs
@@ -326,6 +380,9 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.mean.dim: _one_element(aten.mean.dim, averaged_in_f32(aten.mean.dim)),
     aten.mean.default: averaged_in_f32(aten.mean.default),
     aten.bucketize.Tensor: bucketize,
+    aten.logcumsumexp.default: logcumsumexp,
+    aten.var.correction: _one_element(aten.var.correction, variance_of_nothing),
+    aten.var_mean.correction: variance_and_mean_of_nothing,
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,
