@@ -5,9 +5,10 @@ IREE 3.13 computes `stablehlo.power` of floats as if the base were positive: on 
 y <= 0` undefined) every negative base gave NaN, also for exponents 0 and 2, and an f64
 `(a - b) ** 2` summed to NaN.  C's `pow` (and so PyTorch, NumPy and the StableHLO
 interpreter) gives `pow(|x|, y)` with the sign of `x` for an odd integer `y`, NaN for a
-negative `x` and a non-integer `y`, infinity for a zero base and a negative `y`, and 1 for
-`y = 0`, for `x = 1` and for `|x| = 1, |y| = inf`.  This pass computes `power` of `|x|` and
-selects those answers.  Ops on dynamically shaped tensors are left as they are.
+finite negative `x` and a non-integer `y` (`pow(-inf, 2.5)` is inf), infinity for a zero
+base and a negative `y`, and 1 for `y = 0`, for `x = 1` and for `|x| = 1, |y| = inf`.  This
+pass computes `power` of `|x|` and selects those answers.  Ops on dynamically shaped
+tensors are left as they are.
 """
 
 from __future__ import annotations
@@ -35,9 +36,12 @@ def _with_edge_cases(op: Any) -> None:
     result = build.select(
         build.binary("and", build.negative(x), odd), build.unary("negate", result), result
     )
-    fractional = build.binary(
-        "and", compare("LT", x, build.constant(0.0)), build.unary("not", whole)
+    finite_negative = build.binary(
+        "and",
+        compare("LT", x, build.constant(0.0)),
+        build.unary("not", build.is_value(x, math.inf)),
     )
+    fractional = build.binary("and", finite_negative, build.unary("not", whole))
     result = build.select(fractional, build.constant(math.nan), result)
     ones = build.binary(
         "or",

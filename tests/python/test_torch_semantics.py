@@ -266,13 +266,14 @@ class Statistics(torch.nn.Module):
             torch.logcumsumexp(x.flip(0), 0),
             torch.logcumsumexp(x.reshape(3, 4), 1),
             torch.atan2(-x.abs() * 0, -x.abs() - 1),
+            torch.nn.functional.dropout(x, 1.0, training=True),
         )
 
 
-def test_statistics_of_nothing_and_running_log_sums_of_large_values_match_eager() -> None:
+def test_edge_cases_of_statistics_scans_atan2_and_dropout_match_eager() -> None:
     """The variance of no elements is NaN (torch-mlir gave -0.0); a running log-sum-exp of
     values past 88 is finite (torch-mlir's `log(cumsum(exp(x)))` gave inf); atan2 of -0 and a
-    negative number is -pi (IREE gave pi)."""
+    negative number is -pi (IREE gave pi); dropout with p = 1 is x * 0 (it was all NaN)."""
     inf, nan = math.inf, math.nan
     empty = torch.zeros(0, 5)
     x = torch.tensor([100.0, 101.0, -inf, 3.0, inf, 2.0, nan, 1.0, -500.0, 300.0, inf, -inf])
@@ -284,3 +285,16 @@ def test_statistics_of_nothing_and_running_log_sums_of_large_values_match_eager(
         strict=True,
     ):
         torch.testing.assert_close(got, want, equal_nan=True)
+
+
+class Difference(torch.nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a - b
+
+
+def test_one_tensor_given_for_two_inputs_compiles_two_inputs() -> None:
+    """torch.export traced `(x, x)` as one input: every later call computed `a - a`."""
+    x = torch.ones(3)
+    a, b = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.0, 0.0, 1.0])
+    assert torch.equal(compile_torch(Difference(), (x, x))(a, b), a - b)
+    assert torch.equal(compile_torch(Difference(), (x, x[None]))(a, b[None]), (a - b)[None])

@@ -28,6 +28,7 @@ plain lookup: the flags change only the gradient.
 The variance (and `var_mean`) of no elements is NaN, as in ATen; torch-mlir divided a zero
 sum by `0 - correction` and gave -0.0.  `logcumsumexp` is a log-depth scan of ATen's
 log-add-exp, which never overflows; torch-mlir's `log(cumsum(exp(x)))` gave `inf` from x = 89.
+Dropout with p = 1 multiplies by zero as ATen does (PyTorch's decomposition gave all NaN).
 
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
 gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
@@ -62,6 +63,7 @@ from shlo.frontend.integer_inputs import (
     of_truth_values,
 )
 from shlo.frontend.interpolation import INTERPOLATION
+from shlo.frontend.linalg import LINALG
 from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
 from shlo.frontend.remainders import exact_fmod, fmod
@@ -358,6 +360,16 @@ def logcumsumexp(x: torch.Tensor, dim: int) -> Any:
     return result
 
 
+def dropout(x: torch.Tensor, p: float, train: bool | None) -> Any:
+    """Dropout of every element multiplies by zero, as ATen does (NaN and infinities give NaN,
+    the rest signed zeros), and keeps no element; PyTorch's decomposition scaled the kept ones
+    by 1 / (1 - p), and 0 * inf made every element NaN.  Any other `p` is decomposed as it
+    is."""
+    if not train or p != 1:
+        return NotImplemented
+    return x * torch.zeros((), dtype=x.dtype), torch.zeros(x.shape, dtype=torch.bool)
+
+
 def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
     """ATen's binary search, step by step (torch's own decomposition), of a 0-d tensor as of
     its 1-element reshape: torch-mlir counted the boundaries below each value, which differs
@@ -381,6 +393,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.mean.default: averaged_in_f32(aten.mean.default),
     aten.bucketize.Tensor: bucketize,
     aten.logcumsumexp.default: logcumsumexp,
+    aten.native_dropout.default: dropout,
     aten.var.correction: _one_element(aten.var.correction, variance_of_nothing),
     aten.var_mean.correction: variance_and_mean_of_nothing,
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
@@ -397,4 +410,5 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     **FACTORIES,
     **SCATTER,
     **INTERPOLATION,
+    **LINALG,
 }

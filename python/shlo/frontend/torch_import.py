@@ -211,6 +211,7 @@ def export(
     dynamic_shapes: Any = None,
 ) -> torch.export.ExportedProgram:
     """torch.export with the fixes shlo applies; a trace failure becomes a FrontendError."""
+    args, kwargs = _unaliased((tuple(args), kwargs or {}))
     failure: Exception | None = None
     with _persistent_buffers(model), warnings.catch_warnings(), scalar_ops_as_tensor_ops():
         # torch 2.13 deprecates its own pytree LeafSpec check inside torch.export
@@ -247,6 +248,24 @@ def export(
         raise FrontendError(
             _first_lines(f"torch.export failed: {type(failure).__name__}: {failure}")
         ) from None
+
+
+def _unaliased(inputs: Any) -> Any:
+    """`inputs` with each tensor that shares memory with an earlier one copied: torch.export
+    traces two example inputs that are one tensor as one input, and the program then read
+    the first argument's values for both at every call (`compile_torch(m, (x, x))`)."""
+    seen: set[int] = set()
+
+    def own(leaf: Any) -> Any:
+        if not isinstance(leaf, torch.Tensor) or leaf.layout != torch.strided:
+            return leaf
+        memory = leaf.untyped_storage().data_ptr()
+        if memory in seen and leaf.numel():
+            return leaf.clone()
+        seen.add(memory)
+        return leaf
+
+    return pytree.tree_map(own, inputs)
 
 
 _EAGER_QUANTIZED = ("torch.ao.nn.quantized.", "torch.ao.nn.intrinsic.quantized.")
