@@ -298,3 +298,20 @@ def test_one_tensor_given_for_two_inputs_compiles_two_inputs() -> None:
     a, b = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.0, 0.0, 1.0])
     assert torch.equal(compile_torch(Difference(), (x, x))(a, b), a - b)
     assert torch.equal(compile_torch(Difference(), (x, x[None]))(a, b[None]), (a - b)[None])
+
+
+class Dropped(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.dropout(x, 0.5, training=True)
+
+
+def test_dropout_multiplies_by_its_noise_as_eager_does() -> None:
+    """A dropped infinity or NaN is NaN in eager (x times a zero noise); torch-mlir's select
+    gave 0.  Kept elements are doubled, and about half are dropped."""
+    x = torch.tensor([float("inf"), float("nan"), 3.0]).repeat(2000)
+    out = compile_torch(Dropped(), (x,))(x)
+    infinities, nans, threes = out[0::3], out[1::3], out[2::3]
+    assert bool(((infinities == float("inf")) | infinities.isnan()).all())
+    assert bool(nans.isnan().all())
+    assert set(threes.unique().tolist()) == {0.0, 6.0}
+    assert 0.45 < float((infinities.isnan()).float().mean()) < 0.55

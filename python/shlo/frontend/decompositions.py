@@ -28,7 +28,7 @@ plain lookup: the flags change only the gradient.
 The variance (and `var_mean`) of no elements is NaN, as in ATen; torch-mlir divided a zero
 sum by `0 - correction` and gave -0.0.  `logcumsumexp` is a log-depth scan of ATen's
 log-add-exp, which never overflows; torch-mlir's `log(cumsum(exp(x)))` gave `inf` from x = 89.
-Dropout with p = 1 multiplies by zero as ATen does (PyTorch's decomposition gave all NaN).
+Dropout multiplies by its noise as ATen does: a dropped NaN is NaN, and p = 1 gives `x * 0`.
 
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
 gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
@@ -361,13 +361,15 @@ def logcumsumexp(x: torch.Tensor, dim: int) -> Any:
 
 
 def dropout(x: torch.Tensor, p: float, train: bool | None) -> Any:
-    """Dropout of every element multiplies by zero, as ATen does (NaN and infinities give NaN,
-    the rest signed zeros), and keeps no element; PyTorch's decomposition scaled the kept ones
-    by 1 / (1 - p), and 0 * inf made every element NaN.  Any other `p` is decomposed as it
-    is."""
-    if not train or p != 1:
+    """Dropout in training as ATen's kernel computes it: `x` times a noise of 0 or
+    1 / (1 - p), so a dropped NaN or infinity is NaN (torch-mlir selected 0 for it), and
+    with p = 1 every element is multiplied by zero (PyTorch's decomposition gave all NaN)."""
+    if not train or p == 0 or not x.is_floating_point():
         return NotImplemented
-    return x * torch.zeros((), dtype=x.dtype), torch.zeros(x.shape, dtype=torch.bool)
+    if p == 1:
+        return x * torch.zeros((), dtype=x.dtype), torch.zeros(x.shape, dtype=torch.bool)
+    kept = torch.rand_like(x) < 1 - p
+    return x * (kept.to(x.dtype) / (1 - p)), kept
 
 
 def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
