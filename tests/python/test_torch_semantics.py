@@ -315,3 +315,28 @@ def test_dropout_multiplies_by_its_noise_as_eager_does() -> None:
     assert bool(nans.isnan().all())
     assert set(threes.unique().tolist()) == {0.0, 6.0}
     assert 0.45 < float((infinities.isnan()).float().mean()) < 0.55
+
+
+class Spreads(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple:
+        return (
+            torch.std(x, 1),
+            torch.var(x, 1, correction=0, keepdim=True),
+            torch.std_mean(x, 0)[0],
+            torch.var_mean(x, 1)[0],
+        )
+
+
+def test_spreads_of_values_near_the_float_maximum_are_finite_where_eager_s_are() -> None:
+    """The std of a row holding 3e38 is 1.5e38 in eager (a Welford pass); torch-mlir's squares
+    (demoted to float32) overflowed to inf."""
+    torch.manual_seed(0)
+    x = torch.randn(4, 5)
+    x[0, 2] = torch.finfo(torch.float32).max
+    x[1, 1] = math.inf
+    x[2] = 1e-30
+    x[3, 0] = -3e37
+    expected = Spreads()(x)
+    actual = compile_torch(Spreads(), (x,))(x)
+    for got, want in zip(actual, expected, strict=True):
+        torch.testing.assert_close(got, want, equal_nan=True)

@@ -26,7 +26,11 @@ negative) before indexing.
 plain lookup: the flags change only the gradient.
 
 The variance (and `var_mean`) of no elements is NaN, as in ATen; torch-mlir divided a zero
-sum by `0 - correction` and gave -0.0.  `logcumsumexp` is a log-depth scan of ATen's
+sum by `0 - correction` and gave -0.0.  Variances and standard deviations are computed on the
+values divided by a power of two near their largest magnitude and scaled back, so that they
+overflow only where the result does, as ATen's Welford pass (the squares of 3e38 overflowed).
+The mean that `var_mean` and `std_mean` return with it is `mean`'s: where a slice holds an
+infinity, eager's Welford mean is NaN unless the infinity comes last.  `logcumsumexp` is a log-depth scan of ATen's
 log-add-exp, which never overflows; torch-mlir's `log(cumsum(exp(x)))` gave `inf` from x = 89.
 Dropout multiplies by its noise as ATen does: a dropped NaN is NaN, and p = 1 gives `x * 0`.
 
@@ -329,10 +333,58 @@ def variance_of_nothing(
     return torch.full(shape, float("nan"), dtype=x.dtype)
 
 
-def variance_and_mean_of_nothing(*args: Any, **kwargs: Any) -> Any:
-    """`var_mean` of no elements: both NaN."""
-    variance = variance_of_nothing(*args, **kwargs)
-    return variance if variance is NotImplemented else (variance, variance.clone())
+_scaling = contextvars.ContextVar("shlo_scaling_variance", default=False)
+
+
+def _scaled_spread(x: torch.Tensor, dim: Any, correction: Any, keepdim: bool, root: bool) -> Any:
+    """The variance (`root`: the standard deviation) of `x / s`, times `s * s` (times `s`),
+    `s` the power of two at or below the largest magnitude reduced: ATen's Welford pass (in
+    float64 for float32) never overflows where the result itself does not, but the squares of
+    torch-mlir's (demoted to float32) did, so the std of a row holding 3e38 came out inf
+    instead of 1.5e38.  Of no elements, NaN."""
+    nothing = variance_of_nothing(x, dim, correction=correction, keepdim=keepdim)
+    if nothing is not NotImplemented or _scaling.get() or not x.is_floating_point():
+        return nothing
+    dims = list(range(x.dim())) if not dim else [d % x.dim() for d in dim]
+    largest = torch.amax(x.abs(), dims, keepdim=True)
+    usable = torch.isfinite(largest) & (largest > 0)
+    # log2 of the largest float rounds up to its exponent + 1, whose power overflows
+    top = math.floor(math.log2(torch.finfo(x.dtype).max))
+    scale = torch.where(usable, torch.exp2(torch.floor(torch.log2(largest)).clamp(max=top)), 1.0)
+    scale = scale.to(x.dtype)
+    token = _scaling.set(True)
+    try:
+        scaled = aten.var.correction(x / scale, dims, correction=correction, keepdim=True)
+    finally:
+        _scaling.reset(token)
+    result = torch.sqrt(scaled) * scale if root else scaled * scale * scale
+    return result if keepdim else result.squeeze(dims)
+
+
+def variance(
+    x: torch.Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+) -> Any:
+    return _scaled_spread(x, dim, correction, keepdim, root=False)
+
+
+def deviation(
+    x: torch.Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+) -> Any:
+    return _scaled_spread(x, dim, correction, keepdim, root=True)
+
+
+def _with_mean(root: bool) -> Callable[..., Any]:
+    """`var_mean` (`root`: `std_mean`): the scaled spread and the mean; of no elements, NaN."""
+
+    def run(
+        x: torch.Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False
+    ) -> Any:
+        spread = _scaled_spread(x, dim, correction, keepdim, root)
+        if spread is NotImplemented or not x.numel():
+            return spread if spread is NotImplemented else (spread, spread.clone())
+        return spread, torch.mean(x, dim or None, keepdim=keepdim)
+
+    return run
 
 
 def _log_add_exp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -396,8 +448,10 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.bucketize.Tensor: bucketize,
     aten.logcumsumexp.default: logcumsumexp,
     aten.native_dropout.default: dropout,
-    aten.var.correction: _one_element(aten.var.correction, variance_of_nothing),
-    aten.var_mean.correction: variance_and_mean_of_nothing,
+    aten.var.correction: _one_element(aten.var.correction, variance),
+    aten.std.correction: _one_element(aten.std.correction, deviation),
+    aten.var_mean.correction: _with_mean(root=False),
+    aten.std_mean.correction: _with_mean(root=True),
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer_fwd,
     aten.remainder.Scalar: remainder,
     aten.remainder.Tensor: remainder,
