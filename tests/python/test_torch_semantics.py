@@ -340,3 +340,25 @@ def test_spreads_of_values_near_the_float_maximum_are_finite_where_eager_s_are()
     actual = compile_torch(Spreads(), (x,))(x)
     for got, want in zip(actual, expected, strict=True):
         torch.testing.assert_close(got, want, equal_nan=True)
+
+
+class Comparisons(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple:
+        constant = torch.full_like(x, 2.5)
+        compared = (constant < 0, constant > 0, constant <= 0, constant >= 0, constant == 0)
+        return (*compared, x // 2.5, torch.floor_divide(x, y), torch.fmod(x, y))
+
+
+def test_comparisons_with_an_int_and_float_floor_division_match_eager() -> None:
+    """`full_like(x, 2.5) < 0` was folded to True by torch-mlir; `//` of floats follows
+    ATen's fmod-based rounding (`-inf // max` is NaN, `max // -inf` is -1), and a subnormal
+    divisor reads as zero in fmod as in every other op."""
+    inf, biggest = math.inf, torch.finfo(torch.float32).max
+    x = torch.tensor([1.0, -1.0, 2.5, -7.0, -inf, biggest, inf, 3.0])
+    y = torch.tensor([2.5, 2.5, -2.0, 2.0, biggest, -inf, biggest, 3e-39])
+    read = y.clone()
+    read[7] = 0.0  # the subnormal, as IREE's CPU code reads it
+    expected = Comparisons()(x, read)
+    actual = compile_torch(Comparisons(), (x, y))(x, y)
+    for got, want in zip(actual, expected, strict=True):
+        torch.testing.assert_close(got, want, equal_nan=True)

@@ -30,8 +30,11 @@ sum by `0 - correction` and gave -0.0.  Variances and standard deviations are co
 values divided by a power of two near their largest magnitude and scaled back, so that they
 overflow only where the result does, as ATen's Welford pass (the squares of 3e38 overflowed).
 The mean that `var_mean` and `std_mean` return with it is `mean`'s: where a slice holds an
-infinity, eager's Welford mean is NaN unless the infinity comes last.  `logcumsumexp` is a log-depth scan of ATen's
-log-add-exp, which never overflows; torch-mlir's `log(cumsum(exp(x)))` gave `inf` from x = 89.
+infinity, eager's Welford mean is NaN unless the infinity comes last.  `logcumsumexp` is a
+log-depth scan of ATen's log-add-exp, which never overflows; torch-mlir's
+`log(cumsum(exp(x)))` gave `inf` from x = 89.  Float rounding down (`//`) is ATen's
+`div_floor_floating`, from C's fmod.  A float tensor compared with a Python int is compared
+with that int as a float: torch-mlir folded `torch.full_like(x, 2.5) < 0` to True.
 Dropout multiplies by its noise as ATen does: a dropped NaN is NaN, and p = 1 gives `x * 0`.
 
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
@@ -157,16 +160,47 @@ def remainder(dividend: Any, divisor: Any) -> Any:
 
 
 def floor_divide(dividend: Any, divisor: Any, rounding_mode: str | None = None) -> Any:
-    """aten.div of integers rounding down, computed exactly: torch-mlir divides integers in
-    f64, which is off beyond 2**53."""
-    integers = not dividend.dtype.is_floating_point and not dividend.dtype.is_complex
-    if rounding_mode != "floor" or not integers or isinstance(divisor, float):
+    """aten.div rounding down: of integers computed exactly (torch-mlir divides integers in
+    f64, which is off beyond 2**53), of floats as ATen's `div_floor_floating` computes it
+    (from C's fmod, so an infinite dividend gives NaN and `max // -inf` gives -1)."""
+    if rounding_mode != "floor" or dividend.dtype.is_complex:
         return NotImplemented
+    if dividend.dtype.is_floating_point or isinstance(divisor, float):
+        return _floor_divide_floats(dividend, divisor)
     if not isinstance(divisor, torch.Tensor):
         divisor = torch.full_like(dividend, divisor)
     quotient = torch.div(dividend, divisor, rounding_mode="trunc")
     rest = dividend - quotient * divisor
     return quotient - ((rest != 0) & ((rest < 0) != (divisor < 0))).to(quotient.dtype)
+
+
+def _floor_divide_floats(dividend: torch.Tensor, divisor: Any) -> Any:
+    dtype = torch.result_type(dividend, divisor)
+    if not dtype.is_floating_point:
+        return NotImplemented
+    if not isinstance(divisor, torch.Tensor):
+        divisor = torch.full_like(dividend, divisor, dtype=dtype)
+    a, b = dividend.to(dtype), divisor.to(dtype)
+    rest = torch.fmod(a, b)
+    quotient = (a - rest) / b
+    quotient = torch.where((rest != 0) & ((b < 0) != (rest < 0)), quotient - 1, quotient)
+    floored = torch.floor(quotient)
+    floored = torch.where(quotient - floored > 0.5, floored + 1, floored)
+    floored = torch.where(quotient != 0, floored, torch.copysign(torch.zeros_like(a), a / b))
+    return torch.where(b == 0, a / b, floored)
+
+
+def _against_a_float(op: Any) -> Callable[..., Any]:
+    """`op` (a comparison with a number) of a float tensor and a Python int, as of that int
+    made a float: torch-mlir's folder compares a constant float tensor with the int 0 wrongly
+    (`torch.full_like(x, 2.5) < 0` folded to True)."""
+
+    def run(x: torch.Tensor, other: Any) -> Any:
+        if not x.is_floating_point() or type(other) is not int:
+            return NotImplemented
+        return op(x, float(other))
+
+    return run
 
 
 def sort_stable(
@@ -446,6 +480,11 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.mean.dim: _one_element(aten.mean.dim, averaged_in_f32(aten.mean.dim)),
     aten.mean.default: averaged_in_f32(aten.mean.default),
     aten.bucketize.Tensor: bucketize,
+    **{
+        op: _against_a_float(op)
+        for op in (aten.lt.Scalar, aten.le.Scalar, aten.gt.Scalar, aten.ge.Scalar)
+        + (aten.eq.Scalar, aten.ne.Scalar)
+    },
     aten.logcumsumexp.default: logcumsumexp,
     aten.native_dropout.default: dropout,
     aten.var.correction: _one_element(aten.var.correction, variance),
