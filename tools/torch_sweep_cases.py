@@ -252,7 +252,9 @@ def in_float64(call: Call) -> Any:
     as eager's run flushed them), or None when there are none or the op refuses float64."""
     narrow = (torch.float32, torch.float16, torch.bfloat16)
     tensors = call.tensors()
-    if not any(t.dtype in narrow for t in tensors):
+    if not any(t.dtype in narrow for t in tensors) or any(
+        t.layout != torch.strided for t in tensors
+    ):
         return None
     wide = [_flushed(t).to(torch.float64) if t.dtype in narrow else t.clone() for t in tensors]
     fn = call.fn
@@ -275,7 +277,10 @@ def _draw(call: Call, mode: Reseeding) -> Any:
     """One eager run, its float inputs' subnormals read as zero by hand too: the processor's
     mode does not reach kernels that read a float's bits as an integer (`log` of a subnormal
     was finite in eager where IREE's is -inf)."""
-    given = [_flushed(t) if t.is_floating_point() else t.clone() for t in call.tensors()]
+    given = [
+        _flushed(t) if t.is_floating_point() and t.layout == torch.strided else t.clone()
+        for t in call.tensors()
+    ]
     with torch.no_grad(), flushing_subnormals(), mode:
         return call(given)
 
