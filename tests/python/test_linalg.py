@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from typing import Any
 
 import pytest
 import torch
@@ -131,24 +132,31 @@ def _cholesky_inputs(dtype: torch.dtype) -> list[tuple[torch.Tensor, ...]]:
     return [tuple(x.to(dtype) for x in inputs) for inputs in chosen]
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_cholesky_family_matches_eager(dtype: torch.dtype) -> None:
-    model = Cholesky()
-    inputs = _cholesky_inputs(dtype)
+def _matching_eager(model: torch.nn.Module, inputs: list[Any], dtype: torch.dtype) -> list[Any]:
+    """`model` compiled once: each input's outputs asserted to match eager's (the second,
+    ill-conditioned, to 1e-2), and returned."""
     compiled = compile_torch(model, inputs[0])
     tolerance = 1e-4 if dtype == torch.float32 else 1e-7
+    results = []
     for i, given in enumerate(inputs):
-        got, want = compiled(*given), model(*given)
-        if i == 2:  # minor 3 fails in matrix 1; in f32 the infinite pivot's NaN in matrix 2
-            assert got[0][1].tolist() == [0, 3, 3 if dtype == torch.float32 else 0]
+        got = compiled(*given)
         torch.testing.assert_close(
             got,
-            want,
+            model(*given),
             rtol=tolerance if i != 1 else 1e-2,
             atol=tolerance,
             equal_nan=True,
             msg=functools.partial(_labelled, i),
         )
+        results.append(got)
+    return results
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cholesky_family_matches_eager(dtype: torch.dtype) -> None:
+    got = _matching_eager(Cholesky(), _cholesky_inputs(dtype), dtype)
+    # minor 3 fails in matrix 1 of input 2; in f32 the infinite pivot's NaN in matrix 2
+    assert got[2][0][1].tolist() == [0, 3, 3 if dtype == torch.float32 else 0]
 
 
 def test_a_matrix_over_the_limit_is_refused_by_name() -> None:
@@ -162,3 +170,50 @@ def test_a_matrix_over_the_limit_is_refused_by_name() -> None:
 
     with pytest.raises(ShloError, match="linalg_solve_triangular"):
         compile_torch(Large(), (a, b))
+
+
+class Lu(torch.nn.Module):
+    """The LU family: factors with pivots and `info`, P L U, solves from factors (every side
+    and adjoint), solves of A (a matrix, a vector, from the right) and inverses."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> tuple[Any, ...]:
+        lu, pivots, info = torch.linalg.lu_factor_ex(a)
+        solves = [
+            torch.linalg.lu_solve(lu, pivots, b if left else b.mT, left=left, adjoint=adjoint)
+            for left, adjoint in itertools.product((True, False), repeat=2)
+        ]
+        return (
+            (lu, pivots, info),
+            torch.linalg.lu(a),
+            torch.lu_unpack(lu, pivots),
+            *solves,
+            torch.linalg.solve_ex(a, b),
+            torch.linalg.solve_ex(a, b[..., 0]),
+            torch.linalg.solve_ex(a, b.mT, left=False),
+            torch.linalg.inv_ex(a),
+        )
+
+
+def _lu_inputs(dtype: torch.dtype) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """(A (3, N, N), B (3, N, 2)): well- and ill-conditioned; pivoting at every step (rows
+    growing downwards), ties between equal magnitudes (the first wins) and a singular matrix
+    (a zero pivot: `info`, infinities in the solves); A and B holding NaN and infinities."""
+    torch.manual_seed(10)
+    b = torch.randn(3, N, 2, dtype=torch.float64)
+    good = torch.randn(3, N, N, dtype=torch.float64) + 3 * torch.eye(N, dtype=torch.float64)
+    ill = torch.randn(3, N, N, dtype=torch.float64) @ torch.diag(
+        torch.logspace(-4, 0, N, dtype=torch.float64)
+    )
+    pivoting = torch.randn(3, N, N, dtype=torch.float64) * torch.logspace(0, 3, N).unsqueeze(-1)
+    pivoting[1] = torch.tensor([[1.0, -2, 2, 0, 1]]).mT * torch.tensor([[1.0, 1, -1, 2, 3]])
+    pivoting[1] += torch.eye(N, dtype=torch.float64)
+    pivoting[2] = torch.randint(-4, 5, (N, N))  # singular: the second pivot is zero, exactly
+    pivoting[2, :, 0] = pivoting[2, :, 1] = torch.tensor([1.0, -2, 4, 3, 0.5])  # (fused or not)
+    chosen = [(good, b), (ill, b), (pivoting, b), (_with_specials(good, 11), _with_specials(b, 12))]
+    return [(a.to(dtype), b.to(dtype)) for a, b in chosen]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_lu_family_matches_eager(dtype: torch.dtype) -> None:
+    got = _matching_eager(Lu(), _lu_inputs(dtype), dtype)
+    assert got[2][0][2].tolist() == [0, 0, 2]  # the singular matrix's zero pivot: info

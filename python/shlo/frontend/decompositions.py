@@ -370,6 +370,18 @@ def variance_of_nothing(
 _scaling = contextvars.ContextVar("shlo_scaling_variance", default=False)
 
 
+def power_of_two_scale(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
+    """Per slice reduced over `dims` (kept as size-1 dimensions), the power of two at or below
+    its largest finite nonzero magnitude, else 1: dividing by it keeps a sum of squares in
+    range, and multiplying back is exact."""
+    largest = torch.amax(x.abs(), dims, keepdim=True)
+    usable = torch.isfinite(largest) & (largest > 0)
+    # log2 of the largest float rounds up to its exponent + 1, whose power overflows
+    top = math.floor(math.log2(torch.finfo(x.dtype).max))
+    exponent = torch.floor(torch.log2(largest)).clamp(max=top)
+    return torch.where(usable, torch.exp2(exponent), 1.0).to(x.dtype)
+
+
 def _scaled_spread(x: torch.Tensor, dim: Any, correction: Any, keepdim: bool, root: bool) -> Any:
     """The variance (`root`: the standard deviation) of `x / s`, times `s * s` (times `s`),
     `s` the power of two at or below the largest magnitude reduced: ATen's Welford pass (in
@@ -380,12 +392,7 @@ def _scaled_spread(x: torch.Tensor, dim: Any, correction: Any, keepdim: bool, ro
     if nothing is not NotImplemented or _scaling.get() or not x.is_floating_point():
         return nothing
     dims = list(range(x.dim())) if not dim else [d % x.dim() for d in dim]
-    largest = torch.amax(x.abs(), dims, keepdim=True)
-    usable = torch.isfinite(largest) & (largest > 0)
-    # log2 of the largest float rounds up to its exponent + 1, whose power overflows
-    top = math.floor(math.log2(torch.finfo(x.dtype).max))
-    scale = torch.where(usable, torch.exp2(torch.floor(torch.log2(largest)).clamp(max=top)), 1.0)
-    scale = scale.to(x.dtype)
+    scale = power_of_two_scale(x, dims)
     token = _scaling.set(True)
     try:
         scaled = aten.var.correction(x / scale, dims, correction=correction, keepdim=True)

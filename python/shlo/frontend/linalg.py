@@ -1,9 +1,11 @@
-"""Triangular solves and Cholesky factorizations, written in ops torch-mlir lowers.
+"""Triangular solves, Cholesky and LU factorizations, written in ops torch-mlir lowers.
 
 torch-mlir has no StableHLO lowering for `linalg_solve_triangular`, `triangular_solve`,
-`linalg_cholesky_ex`, `cholesky`, `cholesky_solve` or `cholesky_inverse`, so a model calling
-them was refused.  Each is written out here one row or column at a time, in the order eager's
-LAPACK (MKL) computes it, so that NaN and infinities in the inputs land where eager puts them:
+`linalg_cholesky_ex`, `cholesky`, `cholesky_solve`, `cholesky_inverse`, nor for the LU
+family (`linalg_lu_factor_ex`, `linalg_lu`, `lu_unpack`, `linalg_lu_solve`, `_linalg_solve_ex`,
+`linalg_inv_ex`), so a model calling them was refused.  Each is written out here one row or
+column at a time, in the order eager's LAPACK (MKL) computes it, so that NaN and infinities
+in the inputs land where eager puts them:
 
 - A triangular solve is trsm's column-oriented substitution: x_k = b_k * (1 / A_kk), then
   b_i -= A_ik * x_k for every row still to solve, no step skipped for a zero.  MKL multiplies
@@ -21,14 +23,23 @@ LAPACK (MKL) computes it, so that NaN and infinities in the inputs land where ea
 - `cholesky_solve` is the two triangular solves of potrs; `cholesky_inverse` is potri: the
   factor inverted column by column (trti2), then multiplied by its transpose (lauum), summing
   only the products of the triangles' entries.
+- LU is getrf's right-looking factorization with partial pivoting: idamax's pivot (the first
+  row of largest magnitude; a NaN only where it comes first), whole rows interchanged, the
+  column below scaled by the pivot's reciprocal (left as it is for a zero pivot, whose
+  1-based order is `info`), then the rank-one update.  A solve is getrs: the interchanges,
+  then L's and U's substitutions (Uᵀ's, Lᵀ's and the interchanges undone for the adjoint).
+  `linalg_solve_ex` is the factorization and that solve, and the inverse the solve against
+  the identity, as eager computes both (getri is not used).
 
 Limits: float32 and float64 matrices up to `LARGEST_SOLVED` rows, batched (A's and B's batch
-dimensions broadcast); anything else, and `linalg_cholesky_ex` with `check_errors=True`
-(an error raised from the data), returns NotImplemented, so the op is refused by name.
+dimensions broadcast), square for LU; anything else, `check_errors=True` (an error raised
+from the data), LU without pivoting and LU solves of empty tensors return NotImplemented,
+so the op is refused by name.
 Entries near the dtype's largest value can still overflow otherwise than eager's: IREE fuses
 b - a * x into one multiply-add where MKL's product overflows (inf - inf), and MKL's own sums
-are blocked in an order not reproduced here.  `torch.linalg.cholesky` itself checks `info`
-in an effectful op (`with_effects`) that torch-mlir's importer refuses.
+are blocked in an order not reproduced here.  `torch.linalg.cholesky`, `linalg.lu_factor`,
+`linalg.solve` and `linalg.inv` themselves check `info` in an effectful op (`with_effects`)
+that torch-mlir's importer refuses; their `_ex` forms are lowered.
 """
 
 from __future__ import annotations
@@ -205,6 +216,164 @@ def cholesky_inverse(factor: torch.Tensor, upper: bool = False) -> Any:
     return _lower_products(_inverted(factor))
 
 
+def _first_largest(column: torch.Tensor) -> torch.Tensor:
+    """idamax's row of each column (…, m): the first whose |value| exceeds every one before
+    it, so a NaN is never chosen unless it comes first, when nothing exceeds it."""
+    magnitude = torch.where(torch.isnan(column), -1, column.abs())
+    return torch.where(torch.isnan(column[..., 0]), 0, torch.argmax(magnitude, dim=-1))
+
+
+def lu_factored(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """getrf's LU of square `a` (…, n, n), its 1-based int32 pivots and `info` (the 1-based
+    order of the first zero pivot, 0 if none).  Each step swaps whole rows, scales the column
+    below the pivot by its reciprocal (divides where the pivot is below the smallest normal,
+    leaves it where the pivot is zero) and subtracts the rank-one update from the rest."""
+    n = a.shape[-1]
+    rows = torch.arange(n)
+    tiny = torch.finfo(a.dtype).tiny
+    info = torch.zeros(a.shape[:-2], dtype=torch.int32)
+    pivots = []
+    for k in range(n):
+        target = (_first_largest(a[..., k:, k]) + k).unsqueeze(-1)
+        order = torch.where(rows == k, target, torch.where(rows == target, k, rows))
+        a = torch.gather(a, -2, order.unsqueeze(-1).expand(a.shape))
+        pivot = a[..., k : k + 1, k : k + 1]
+        below = a[..., k + 1 :, k : k + 1]
+        scaled = torch.where(pivot.abs() >= tiny, below * (1 / pivot), below / pivot)
+        scaled = torch.where(pivot == 0, below, scaled)
+        info = torch.where((info == 0) & (pivot[..., 0, 0] == 0), k + 1, info)
+        rest = a[..., k + 1 :, k + 1 :] - scaled * a[..., k : k + 1, k + 1 :]
+        lower = torch.cat([a[..., k + 1 :, :k], scaled, rest], -1)
+        a = torch.cat([a[..., : k + 1, :], lower], -2)
+        pivots.append(target[..., 0].to(torch.int32) + 1)
+    if not pivots:
+        return a.clone(), torch.zeros(a.shape[:-1], dtype=torch.int32), info
+    return a, torch.stack(pivots, -1), info
+
+
+def lu_factorable(a: torch.Tensor) -> bool:
+    """Whether `a` is a square float32 or float64 matrix small enough to be factored."""
+    return _factorable(a) and a.shape[-2] == a.shape[-1]
+
+
+def linalg_lu_factor_ex(a: torch.Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
+    if not pivot or check_errors or not lu_factorable(a):
+        return NotImplemented
+    return lu_factored(a)
+
+
+def _permutation(pivots: torch.Tensor, reverse: bool) -> torch.Tensor:
+    """The row order (…, n) that laswp's interchanges make, applied first to last, or last
+    to first (the inverse order)."""
+    n = pivots.shape[-1]
+    rows = torch.arange(n)
+    order = rows.expand(pivots.shape)
+    swaps = pivots.long() - 1
+    for k in range(n - 1, -1, -1) if reverse else range(n):
+        target = swaps[..., k : k + 1]
+        exchanged = torch.where(rows == k, target, torch.where(rows == target, k, rows))
+        order = torch.gather(order, -1, exchanged)
+    return order
+
+
+def _reordered(b: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
+    """B's rows in the order `order` (…, n).  A single column is gathered as two and one
+    kept: IREE fails to compile the gather of one column's rows (an i64 to index cast)."""
+    columns = max(b.shape[-1], 2)
+    source = b.expand(*b.shape[:-1], columns) if b.shape[-1] == 1 else b
+    gathered = torch.gather(source, -2, order.unsqueeze(-1).expand(source.shape))
+    return gathered[..., : b.shape[-1]]
+
+
+def _empty(*tensors: torch.Tensor) -> bool:
+    """Whether any tensor has no elements: torch-mlir's StableHLO lowering aborts on the
+    solves written out for them."""
+    return any(t.numel() == 0 for t in tensors)
+
+
+def _lu_solved(lu: torch.Tensor, pivots: torch.Tensor, b: torch.Tensor, trans: bool) -> Any:
+    """getrs: X of A X = B (or Aᵀ X = B) from A's LU factorization, LU's batch broadcast
+    with B's: the interchanges on B, L's then U's substitution (or Uᵀ's, Lᵀ's, then the
+    interchanges undone)."""
+    lu, b = _broadcast(lu, b)
+    pivots = pivots.expand(*lu.shape[:-1])
+    order = _permutation(pivots, trans)
+    if trans:
+        solved = _substituted(lu.mT, b, False, False)
+        return _reordered(_substituted(lu.mT, solved, True, True), order)
+    solved = _substituted(lu, _reordered(b, order), False, True)
+    return _substituted(lu, solved, True, False)
+
+
+def _solve_from(
+    lu: torch.Tensor, pivots: torch.Tensor, b: torch.Tensor, left: bool, adjoint: bool
+) -> Any:
+    if left:
+        return _lu_solved(lu, pivots, b, adjoint)
+    return _lu_solved(lu, pivots, b.mT, not adjoint).mT
+
+
+def linalg_lu_solve(
+    lu: torch.Tensor,
+    pivots: torch.Tensor,
+    b: torch.Tensor,
+    *,
+    left: bool = True,
+    adjoint: bool = False,
+) -> Any:
+    if not lu_factorable(lu) or not _solvable(lu, b) or lu.dtype != b.dtype or _empty(lu, b):
+        return NotImplemented
+    return _solve_from(lu, pivots, b, left, adjoint)
+
+
+def linalg_solve_ex(
+    a: torch.Tensor, b: torch.Tensor, *, left: bool = True, check_errors: bool = False
+) -> Any:
+    """gesv: A's LU factorization (returned with its pivots and `info`), then getrs; a
+    vector B is one column."""
+    if check_errors or not lu_factorable(a) or a.dtype != b.dtype:
+        return NotImplemented
+    vector = b.dim() == 1 or (b.dim() == a.dim() - 1 and b.shape == a.shape[:-1])
+    column = b.unsqueeze(-1) if vector else b
+    if not _solvable(a, column) or _empty(a, column):
+        return NotImplemented
+    lu, pivots, info = lu_factored(a)
+    result = _solve_from(lu, pivots, column, left, False)
+    return (result.squeeze(-1) if vector else result), lu, pivots, info
+
+
+def linalg_inv_ex(a: torch.Tensor, *, check_errors: bool = False) -> Any:
+    """The solve against the identity, as eager's inverse is found."""
+    if check_errors or not lu_factorable(a) or _empty(a):
+        return NotImplemented
+    identity = torch.eye(a.shape[-1], dtype=a.dtype).expand(a.shape)
+    result, _, _, info = linalg_solve_ex(a, identity)
+    return result, info
+
+
+def lu_unpack(
+    lu: torch.Tensor,
+    pivots: torch.Tensor,
+    unpack_data: bool = True,
+    unpack_pivots: bool = True,
+) -> Any:
+    """P, L and U with A = P L U: P's column j is the row the interchanges bring to j."""
+    if not (unpack_data and unpack_pivots) or not lu_factorable(lu):
+        return NotImplemented
+    n = lu.shape[-1]
+    order = _permutation(pivots, False)
+    permutation = (order.unsqueeze(-2) == torch.arange(n).unsqueeze(-1)).to(lu.dtype)
+    lower = torch.tril(lu, -1) + torch.eye(n, dtype=lu.dtype)
+    return permutation, lower, torch.triu(lu)
+
+
+def linalg_lu(a: torch.Tensor, *, pivot: bool = True) -> Any:
+    if not pivot or not lu_factorable(a):
+        return NotImplemented
+    lu, pivots, _ = lu_factored(a)
+    return lu_unpack(lu, pivots)
+
+
 LINALG: dict[Any, Callable[..., Any]] = {
     aten.linalg_solve_triangular.default: linalg_solve_triangular,
     aten.triangular_solve.default: triangular_solve,
@@ -212,4 +381,10 @@ LINALG: dict[Any, Callable[..., Any]] = {
     aten.cholesky.default: cholesky,
     aten.cholesky_solve.default: cholesky_solve,
     aten.cholesky_inverse.default: cholesky_inverse,
+    aten.linalg_lu_factor_ex.default: linalg_lu_factor_ex,
+    aten.linalg_lu_solve.default: linalg_lu_solve,
+    aten._linalg_solve_ex.default: linalg_solve_ex,
+    aten.linalg_inv_ex.default: linalg_inv_ex,
+    aten.lu_unpack.default: lu_unpack,
+    aten.linalg_lu.default: linalg_lu,
 }

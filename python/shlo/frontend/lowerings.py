@@ -23,8 +23,8 @@ computes them, so the module stays StableHLO from end to end:
   `shlo.frontend.complex_to_stablehlo` lowers to StableHLO's complex `abs` (torch-mlir would
   take the real part alone), its `angle` as `atan2` of its parts, and its conjugate
   (`_conj_physical`, which torch's `ihfft` decompositions reach) from its parts.
-- `det` and `slogdet` of float matrices up to 64x64, by Gaussian elimination with partial
-  pivoting written out column by column (the sign of the row swaps times U's diagonal).
+- `det` and `slogdet` of float matrices up to 64x64, from getrf's LU factorization
+  (`shlo.frontend.linalg`): the sign of the row swaps times U's diagonal.
 - A transposed convolution with output padding, or in f64, as the whole transposed
   convolution and the window of it the padding selects (torch-mlir sizes the output wrongly
   with output padding); the whole one in f64 as ATen's products placed and added
@@ -66,6 +66,7 @@ import torch
 from torch._decomp import decomposition_table
 from torch.ao.quantization.fx import _decomposed as decomposed
 
+from shlo.frontend.linalg import lu_factorable, lu_factored
 from shlo.frontend.losses import LOSSES
 from shlo.frontend.transposed_convolution import scattered_products
 
@@ -220,43 +221,25 @@ def conj_physical(x: torch.Tensor) -> Any:
     return torch.complex(torch.real(x), -torch.imag(x))
 
 
-_LARGEST_UNROLLED = 64  # the elimination is written out one column at a time
-
-
-def _eliminated(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Gaussian elimination with partial pivoting, as LAPACK's getrf pivots: the sign of the
-    row permutation and the diagonal of U, for each matrix of `a` (..., n, n)."""
-    n = a.shape[-1]
-    rows = torch.arange(n)
-    sign = torch.ones(a.shape[:-2], dtype=a.dtype)
-    for k in range(n):
-        pivot_row = torch.argmax(a[..., k:, k].abs(), dim=-1) + k
-        target = pivot_row.unsqueeze(-1)
-        order = torch.where(rows == k, target, torch.where(rows == target, k, rows))
-        a = torch.gather(a, -2, order.unsqueeze(-1).expand(a.shape))
-        sign = torch.where(pivot_row != k, -sign, sign)
-        pivot = a[..., k : k + 1, k : k + 1]
-        below = a[..., k + 1 :, k : k + 1]
-        factors = torch.where(pivot == 0, torch.zeros_like(below), below / pivot)
-        a = torch.cat([a[..., : k + 1, :], a[..., k + 1 :, :] - factors * a[..., k : k + 1, :]], -2)
-    return sign, torch.diagonal(a, dim1=-2, dim2=-1)
-
-
-def _unrollable(a: torch.Tensor) -> bool:
-    return a.dtype in (torch.float32, torch.float64) and a.shape[-1] <= _LARGEST_UNROLLED
+def _pivoted(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The sign of getrf's row interchanges and U's diagonal, as eager's det finds them."""
+    lu, pivots, _ = lu_factored(a)
+    swaps = (pivots != torch.arange(1, a.shape[-1] + 1)).sum(-1)
+    sign = torch.where(swaps % 2 == 1, -1, 1).to(a.dtype)
+    return sign, torch.diagonal(lu, dim1=-2, dim2=-1)
 
 
 def linalg_det(a: torch.Tensor) -> Any:
-    if not _unrollable(a):
+    if not lu_factorable(a):
         return NotImplemented
-    sign, diagonal = _eliminated(a)
+    sign, diagonal = _pivoted(a)
     return sign * torch.prod(diagonal, dim=-1)
 
 
 def linalg_slogdet(a: torch.Tensor) -> Any:
-    if not _unrollable(a):
+    if not lu_factorable(a):
         return NotImplemented
-    sign, diagonal = _eliminated(a)
+    sign, diagonal = _pivoted(a)
     sign = sign * torch.prod(torch.sign(diagonal), dim=-1)
     return sign, torch.sum(torch.log(diagonal.abs()), dim=-1)
 
