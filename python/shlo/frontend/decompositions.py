@@ -349,6 +349,11 @@ def _as_it_is(*args: Any, **kwargs: Any) -> Any:
     return NotImplemented
 
 
+def _reduced(x: torch.Tensor, dim: Any) -> list[int]:
+    """The dimensions a reduction's `dim` names (none: every one), counted from 0."""
+    return list(range(x.dim())) if not dim else [d % x.dim() for d in dim]
+
+
 def variance_of_nothing(
     x: torch.Tensor,
     dim: Any = None,
@@ -358,7 +363,7 @@ def variance_of_nothing(
 ) -> Any:
     """The variance (and mean, for `var_mean`) of no elements: NaN in ATen, where torch-mlir's
     sum over `count - correction` gave -0.0.  Any other count is lowered as it is."""
-    dims = range(x.dim()) if not dim else [d % x.dim() for d in dim]
+    dims = _reduced(x, dim)
     if math.prod(x.shape[d] for d in dims):
         return NotImplemented
     shape = [1 if d in dims else n for d, n in enumerate(x.shape)]
@@ -370,7 +375,7 @@ def variance_of_nothing(
 _scaling = contextvars.ContextVar("shlo_scaling_variance", default=False)
 
 
-def power_of_two_scale(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
+def _power_of_two_scale(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
     """Per slice reduced over `dims` (kept as size-1 dimensions), the power of two at or below
     its largest finite nonzero magnitude, else 1: dividing by it keeps a sum of squares in
     range, and multiplying back is exact."""
@@ -391,8 +396,8 @@ def _scaled_spread(x: torch.Tensor, dim: Any, correction: Any, keepdim: bool, ro
     nothing = variance_of_nothing(x, dim, correction=correction, keepdim=keepdim)
     if nothing is not NotImplemented or _scaling.get() or not x.is_floating_point():
         return nothing
-    dims = list(range(x.dim())) if not dim else [d % x.dim() for d in dim]
-    scale = power_of_two_scale(x, dims)
+    dims = _reduced(x, dim)
+    scale = _power_of_two_scale(x, dims)
     token = _scaling.set(True)
     try:
         scaled = aten.var.correction(x / scale, dims, correction=correction, keepdim=True)
