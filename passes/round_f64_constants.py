@@ -7,6 +7,10 @@ interpolation's source position 2 came out 1.9999999, picking the wrong neighbou
 writes each f64 constant as the nearest f32 constant (overflowing to an infinity, as a
 rounding does) converted to f64, which the demotion turns into the f32 constant itself.  It
 belongs only where f64 is demoted; where f64 is kept, the constants stay as they are.
+
+A convert of the constant to another float type converts the f32 constant directly (the same
+value: f32 widens to f64 exactly), since IREE cannot compile an f32 to f64 to bf16 chain that
+its constant evaluation hoists.
 """
 
 from __future__ import annotations
@@ -46,6 +50,24 @@ def round_f64_constants(module: Any, options: None) -> None:
             with ir.InsertionPoint(op), op.location:
                 narrow = _rounded(value, shaped)
                 constant = create("stablehlo.constant", narrow.type, [], {"value": narrow})
-                widened = create("stablehlo.convert", shaped, [constant])
-            op.results[0].replace_all_uses_with(widened)
+                _narrow_converts(op.results[0], constant)
+                if list(op.results[0].uses):
+                    widened = create("stablehlo.convert", shaped, [constant])
+                    op.results[0].replace_all_uses_with(widened)
             op.erase()
+
+
+def _narrow_converts(value: Any, constant: Any) -> None:
+    """Each user of `value` that converts it to another float type takes `constant` instead."""
+    for use in list(value.uses):
+        convert = use.owner.operation
+        if convert.name != "stablehlo.convert":
+            continue
+        result = ir.RankedTensorType(convert.results[0].type)
+        if not isinstance(result.element_type, ir.FloatType) or str(result.element_type) == "f64":
+            continue
+        narrowed = constant
+        if result != constant.type:
+            narrowed = create("stablehlo.convert", result, [constant])
+        convert.results[0].replace_all_uses_with(narrowed)
+        convert.erase()

@@ -26,6 +26,21 @@ func.func @blob() -> tensor<2xf64> {
   return %0 : tensor<2xf64>
 }
 
+// A convert to another float type takes the f32 constant (IREE could not compile the f32 to
+// f64 to bf16 chain); the f64 uses keep the widened one.
+// CHECK-LABEL: func.func @narrowed
+// CHECK: %[[C:.*]] = stablehlo.constant dense<-2.000000e+00> : tensor<1xf32>
+// CHECK-DAG: %[[B:.*]] = stablehlo.convert %[[C]] : (tensor<1xf32>) -> tensor<1xbf16>
+// CHECK-DAG: %[[W:.*]] = stablehlo.convert %[[C]] : (tensor<1xf32>) -> tensor<1xf64>
+// CHECK-NOT: stablehlo.convert
+// CHECK: return %[[B]], %[[C]], %[[W]]
+func.func @narrowed() -> (tensor<1xbf16>, tensor<1xf32>, tensor<1xf64>) {
+  %0 = stablehlo.constant dense<-2.0> : tensor<1xf64>
+  %1 = stablehlo.convert %0 : (tensor<1xf64>) -> tensor<1xbf16>
+  %2 = stablehlo.convert %0 : (tensor<1xf64>) -> tensor<1xf32>
+  return %1, %2, %0 : tensor<1xbf16>, tensor<1xf32>, tensor<1xf64>
+}
+
 // Other element types are left alone.
 // CHECK-LABEL: func.func @other
 // CHECK: stablehlo.constant dense<0.333333343> : tensor<f32>
