@@ -133,6 +133,12 @@ CASES = {
         ),
         lambda: (_rand(1, 3, 1, 4),),
     ),
+    # torch-mlir decomposes stft itself, into a loop whose padding it cannot lower: the op
+    # it names is not the model's, whose op at that place PyTorch decomposes instead
+    "stft_of_odd_length": (
+        lambda x, w: torch.stft(x, 7, 2, window=w, center=False, return_complex=True),
+        lambda: (_rand(3, 40), torch.rand(7)),
+    ),
     "erf_reciprocal_of_ints": (
         lambda x: (torch.erf(x), torch.reciprocal(x), torch.erf(x.float())),
         lambda: (torch.randint(-3, 4, (3, 4), dtype=torch.int32),),

@@ -107,3 +107,17 @@ def test_python_int_input_keeps_pythons_remainder_and_refuses_a_float() -> None:
     torch.testing.assert_close(compiled(x, -7), model(x, -7))
     with pytest.raises(FrontendError, match=r"argument args\[1\] is float"):
         compiled(x, 2.0)
+
+
+class Shapes(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple:
+        return x.shape, torch.broadcast_shapes(x.shape, (1, 3)), torch.Size([]), {"n": [x.shape]}
+
+
+def test_sizes_come_back_as_sizes() -> None:
+    """torch's pytree rebuilds a torch.Size output as a tuple; eager returns a Size."""
+    x = torch.ones(2, 1)
+    got, want = compile_torch(Shapes(), (x,))(x), Shapes()(x)
+    assert got == want
+    assert [type(g) for g in got[:3]] == [torch.Size] * 3
+    assert type(got[3]["n"][0]) is torch.Size

@@ -174,7 +174,18 @@ class Imported:
         outputs = outputs[len(self.mutations) :]
         if self.out_spec.is_leaf():
             return outputs[0]
-        return pytree.tree_unflatten(outputs, self.out_spec)
+        return _unflattened(iter(outputs), self.out_spec)
+
+
+def _unflattened(leaves: Iterator[Any], spec: Any) -> Any:
+    """`pytree.tree_unflatten`, with a torch.Size given back as one: torch's pytree rebuilds it
+    as a tuple (its tracing puts symbolic sizes in it), and eager returns a Size."""
+    if spec.is_leaf():
+        return next(leaves)
+    children = [_unflattened(leaves, child) for child in spec.children()]
+    if spec.type is torch.Size:
+        return torch.Size(children)
+    return pytree.SUPPORTED_NODES[spec.type].unflatten_fn(children, spec.context)
 
 
 _NUMBER = {"bool": bool, "int": int, "float": float}
@@ -446,7 +457,7 @@ def _lower(
             unknown = _unknown_ops(decomposed) if "torch.operator" in printed[0] else set()
             unknown |= _unconverted_ops(decomposed)
         found = _failing_ops(printed[0], unknown)
-        more = _pytorch_decompositions(decomposed, {op for op, _ in found}, decompositions)
+        more = _pytorch_decompositions(decomposed, found, decompositions)
         if more:
             try:
                 return _lower(program, how, {**decompositions, **more})
@@ -471,18 +482,24 @@ def _lower(
 
 
 def _pytorch_decompositions(
-    program: torch.export.ExportedProgram, names: set[str], have: dict[Any, Callable[..., Any]]
+    program: torch.export.ExportedProgram,
+    failing: set[tuple[str, str]],
+    have: dict[Any, Callable[..., Any]],
 ) -> dict[Any, Callable[..., Any]]:
     """PyTorch's own decompositions (its composite kernels, its core ATen and other tables)
-    of the ops of `program` that torch-mlir names `names`; where `have` has one of its own
-    that kept the op as it is (NotImplemented), PyTorch's is tried after it."""
-    wanted = {name.removeprefix("torch.") for name in names}
-    ops = {
-        node.target
+    of the ops of `program` that torch-mlir could not lower (`failing`: op and site); an op
+    it named that `program` does not call came from torch-mlir's own decomposition of one
+    that does, so the ops at that site are the ones decomposed.  Where `have` has one of its
+    own that kept the op as it is (NotImplemented), PyTorch's is tried after it."""
+    calls = [
+        (node.target, _qualified_name(node.target).replace("::", "."), call_site(node))
         for node in program.graph.nodes
         if isinstance(node.target, torch._ops.OpOverload)
-        and _qualified_name(node.target).replace("::", ".") in wanted
-    }
+    ]
+    called = {name for _, name, _ in calls}
+    wanted = {name.removeprefix("torch.") for name, _ in failing}
+    sites = {site for name, site in failing if name.removeprefix("torch.") not in called}
+    ops = {op for op, name, site in calls if name in wanted or site in sites}
     composite = {
         op
         for op in ops
