@@ -322,20 +322,24 @@ class Spreads(torch.nn.Module):
         return (
             torch.std(x, 1),
             torch.var(x, 1, correction=0, keepdim=True),
-            torch.std_mean(x, 0)[0],
-            torch.var_mean(x, 1)[0],
+            *torch.std_mean(x, 0),
+            *torch.var_mean(x, 1),
         )
 
 
 def test_spreads_of_values_near_the_float_maximum_are_finite_where_eager_s_are() -> None:
     """The std of a row holding 3e38 is 1.5e38 in eager (a Welford pass); torch-mlir's squares
-    (demoted to float32) overflowed to inf."""
+    (demoted to float32) overflowed to inf.  The mean beside it does not overflow either, and
+    is NaN where an infinity comes before the last element reduced (inf - inf in Welford's
+    running mean), the infinity where it is last."""
     torch.manual_seed(0)
     x = torch.randn(4, 5)
     x[0, 2] = torch.finfo(torch.float32).max
     x[1, 1] = math.inf
     x[2] = 1e-30
     x[3, 0] = -3e37
+    x[0, 3] = x[3, 3] = 3e38
+    x[3, 4] = -math.inf
     expected = Spreads()(x)
     actual = compile_torch(Spreads(), (x,))(x)
     for got, want in zip(actual, expected, strict=True):

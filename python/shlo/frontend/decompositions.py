@@ -428,9 +428,25 @@ def _with_mean(root: bool) -> Callable[..., Any]:
         spread = _scaled_spread(x, dim, correction, keepdim, root)
         if spread is NotImplemented or not x.numel():
             return spread if spread is NotImplemented else (spread, spread.clone())
-        return spread, torch.mean(x, dim or None, keepdim=keepdim)
+        dims = _reduced(x, dim)
+        mean = _welford_mean(x, dims)
+        return spread, mean if keepdim else mean.squeeze(dims)
 
     return run
+
+
+def _welford_mean(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
+    """The mean over `dims` (kept) as ATen's Welford pass gives it beside the variance: never
+    overflowing where the mean does not (of `x / s`, times `s`), and NaN where an infinity
+    or NaN comes before the last element (its running mean then takes inf - inf)."""
+    scale = _power_of_two_scale(x, dims)
+    mean = torch.mean(x / scale, dims, keepdim=True) * scale
+    last = torch.ones((), dtype=torch.bool)
+    for d in dims:
+        shape = [-1 if i == d else 1 for i in range(x.dim())]
+        last = last & (torch.arange(x.shape[d]) == x.shape[d] - 1).reshape(shape)
+    early = torch.any(~torch.isfinite(x) & ~last, dims, keepdim=True)
+    return torch.where(early, float("nan"), mean)
 
 
 def _log_add_exp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
