@@ -366,3 +366,24 @@ def test_comparisons_with_an_int_and_float_floor_division_match_eager() -> None:
     actual = compile_torch(Comparisons(), (x, y))(x, y)
     for got, want in zip(actual, expected, strict=True):
         torch.testing.assert_close(got, want, equal_nan=True)
+
+
+class Norms(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple:
+        return (
+            torch.linalg.vector_norm(x, 1, dim=1),
+            torch.linalg.vector_norm(x, 2, dim=1),
+            torch.linalg.vector_norm(x, 1, dtype=torch.float64),
+            torch.norm(x, dim=0, keepdim=True),
+        )
+
+
+def test_one_and_two_norms_are_sums_not_powers() -> None:
+    """The 1-norm of a row summing to the float maximum is that maximum, as ATen's sum of
+    |x| gives it; torch-mlir's pow(sum, 1), computed by IREE as exp(log), gave inf."""
+    x = torch.tensor([[torch.finfo(torch.float32).max, 1.0, 2.0], [1e-20, -2e-20, 0.0], [0.0] * 3])
+    expected = Norms()(x)
+    actual = compile_torch(Norms(), (x,))(x)
+    assert torch.isfinite(actual[0][0])
+    for got, want in zip(actual, expected, strict=True):
+        torch.testing.assert_close(got, want)

@@ -18,7 +18,9 @@ computes them, so the module stays StableHLO from end to end:
   those sources.
 - The `prims` views a model may call directly (`squeeze`, `view_of`, `split_dim`), which
   torch-mlir's importer refuses as custom ops with aliasing outputs, as the ATen views they are.
-- `linalg_vector_norm` of a 0-d tensor, as the norm of the 1-element vector it holds.
+- `linalg_vector_norm` of a 0-d tensor, as the norm of the 1-element vector it holds; the
+  1- and 2-norms of a real tensor as a sum of `|x|` and the square root of a sum of `x * x`,
+  as ATen computes them, not through `pow`.
 - The norms of a complex tensor as the same norms of its `abs`, which
   `shlo.frontend.complex_to_stablehlo` lowers to StableHLO's complex `abs` (torch-mlir would
   take the real part alone), its `angle` as `atan2` of its parts, and its conjugate
@@ -200,7 +202,16 @@ def vector_norm(
         return aten.linalg_vector_norm.default(torch.abs(x), ord, dim, keepdim)
     if x.dim() == 0:
         return aten.linalg_vector_norm.default(x.reshape(1), ord, None, False, dtype=dtype)
-    return NotImplemented  # lowered as it is
+    if not x.is_floating_point() or ord not in (1, 2) or not x.numel():
+        return NotImplemented  # lowered as it is
+    # ATen sums |x| (the 1-norm) and x * x (the 2-norm, then its square root) in x's dtype;
+    # torch-mlir's pow(sum, 1 / ord) came out inf for a 1-norm of 3.4e38 and is a few ulps
+    # off elsewhere (IREE computes pow as exp(log))
+    x = x if dtype is None else x.to(dtype)
+    dims = list(dim) if dim else list(range(x.dim()))
+    if ord == 1:
+        return torch.sum(torch.abs(x), dims, keepdim)
+    return torch.sqrt(torch.sum(x * x, dims, keepdim))
 
 
 def norm_along(x: torch.Tensor, p: Any, dim: Sequence[int], keepdim: bool = False) -> Any:
