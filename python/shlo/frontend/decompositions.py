@@ -73,7 +73,7 @@ from shlo.frontend.interpolation import INTERPOLATION
 from shlo.frontend.linalg import LINALG
 from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
-from shlo.frontend.remainders import exact_fmod, fmod
+from shlo.frontend.remainders import as_divisor, exact_fmod, fmod
 from shlo.frontend.scatter import SCATTER
 
 aten = torch.ops.aten
@@ -152,9 +152,8 @@ def remainder(dividend: Any, divisor: Any) -> Any:
         fmod = torch.fmod(dividend, divisor)
         wrong_sign = (fmod != 0) & ((fmod < 0) != (divisor < 0))
         return torch.where(wrong_sign, fmod + divisor, fmod)
-    # torch-mlir lowers fmod by a tensor, not by a number
     dividend = dividend.to(torch.result_type(dividend, divisor))
-    fmod = torch.fmod(dividend, torch.full_like(dividend, divisor))
+    fmod = torch.fmod(dividend, as_divisor(dividend, divisor))
     wrong_sign = fmod > 0 if divisor < 0 else fmod < 0
     return torch.where(wrong_sign, aten.add.Scalar(fmod, divisor), fmod)
 
@@ -167,8 +166,7 @@ def floor_divide(dividend: Any, divisor: Any, rounding_mode: str | None = None) 
         return NotImplemented
     if dividend.dtype.is_floating_point or isinstance(divisor, float):
         return _floor_divide_floats(dividend, divisor)
-    if not isinstance(divisor, torch.Tensor):
-        divisor = torch.full_like(dividend, divisor)
+    divisor = as_divisor(dividend, divisor)
     quotient = torch.div(dividend, divisor, rounding_mode="trunc")
     rest = dividend - quotient * divisor
     return quotient - ((rest != 0) & ((rest < 0) != (divisor < 0))).to(quotient.dtype)
@@ -178,9 +176,7 @@ def _floor_divide_floats(dividend: torch.Tensor, divisor: Any) -> Any:
     dtype = torch.result_type(dividend, divisor)
     if not dtype.is_floating_point:
         return NotImplemented
-    if not isinstance(divisor, torch.Tensor):
-        divisor = torch.full_like(dividend, divisor, dtype=dtype)
-    a, b = dividend.to(dtype), divisor.to(dtype)
+    a, b = dividend.to(dtype), as_divisor(dividend, divisor, dtype).to(dtype)
     rest = torch.fmod(a, b)
     quotient = (a - rest) / b
     quotient = torch.where((rest != 0) & ((b < 0) != (rest < 0)), quotient - 1, quotient)

@@ -23,16 +23,23 @@ aten = torch.ops.aten
 exact_fmod = contextvars.ContextVar("shlo_exact_fmod", default=False)
 
 
+def as_divisor(dividend: torch.Tensor, divisor: Any, dtype: torch.dtype | None = None) -> Any:
+    """`divisor`, a number made a tensor of `dividend`'s shape: torch-mlir lowers fmod and the
+    divisions by a tensor, not by a number."""
+    if isinstance(divisor, torch.Tensor):
+        return divisor
+    return torch.full_like(dividend, divisor, dtype=dtype)
+
+
 def fmod(dividend: torch.Tensor, divisor: Any) -> Any:
     """aten.fmod (by a tensor or a number) as C's fmod; integers by a tensor lower as they are,
     by a number as by a tensor of it (torch-mlir has no lowering for `fmod` by a number)."""
     dtype = torch.result_type(dividend, divisor)
     if exact_fmod.get():
         return NotImplemented
-    if not isinstance(divisor, torch.Tensor):
-        divisor = torch.full_like(dividend, divisor, dtype=dtype)
-    elif not dtype.is_floating_point:
+    if isinstance(divisor, torch.Tensor) and not dtype.is_floating_point:
         return NotImplemented
+    divisor = as_divisor(dividend, divisor, dtype)
     if not dtype.is_floating_point:
         return aten.fmod.Tensor(dividend, divisor)
     dividend, divisor = dividend.to(dtype), divisor.to(dtype)
