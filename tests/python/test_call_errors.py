@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from shlo.api import compile_torch
-from shlo.errors import RunError
+from shlo.errors import FrontendError, RunError
 
 
 class _StatefulPair(torch.nn.Module):
@@ -71,3 +71,23 @@ def test_a_wrong_call_names_the_argument(
 
 def test_the_right_call_still_runs(compiled: Any) -> None:
     assert compiled(_x(), (_x(), _x())).shape == (4, 3)
+
+
+def test_a_function_compiles_as_a_module_would() -> None:
+    x = torch.randn(3, 4)
+    compiled = compile_torch(lambda a, b=2.0: torch.tanh(a) * b, (x,))
+    torch.testing.assert_close(compiled(x), torch.tanh(x) * 2.0)
+
+
+@pytest.mark.parametrize(
+    ("model", "args", "message"),
+    [
+        (torch.nn.Linear(4, 2), torch.ones(3, 4), "the example inputs must be a tuple, got Tensor"),
+        ("a model", (torch.ones(3, 4),), "expected a torch.nn.Module or a function, got str"),
+    ],
+    ids=["tensor-for-args", "not-callable"],
+)
+def test_a_wrong_compile_call_says_what_it_expected(model: Any, args: Any, message: str) -> None:
+    with pytest.raises(FrontendError) as raised:
+        compile_torch(model, args)
+    assert str(raised.value).startswith(message)

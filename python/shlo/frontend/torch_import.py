@@ -295,7 +295,7 @@ def _eager_quantized(model: torch.nn.Module) -> list[str]:
 
 
 def import_model(
-    model: torch.nn.Module,
+    model: torch.nn.Module | Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any] | None = None,
     *,
@@ -313,6 +313,12 @@ def import_model(
     `weights="external"`: the weights never enter the IR; @main takes them first (their names
     and tensors are in `Imported.weights`) and the backend binds them to an IREE parameter
     archive (`compile_module(..., parameters=...)`)."""
+    model = as_module(model)
+    if not isinstance(args, tuple | list):
+        raise FrontendError(
+            f"the example inputs must be a tuple, got {type(args).__name__}: "
+            "give (x,) for one input"
+        )
     if output_type not in OUTPUT_TYPES:
         raise FrontendError(f"output type '{output_type}' is not one of {OUTPUT_TYPES}")
     if weights not in ("inline", "external"):
@@ -331,6 +337,24 @@ def import_model(
             "or keep the weights inline"
         )
     return replace(imported, weights=state, live_state={})
+
+
+def as_module(model: Any) -> torch.nn.Module:
+    """`model`, a function made the `forward` of a module (torch.export takes modules)."""
+    if isinstance(model, torch.nn.Module):
+        return model
+    if not callable(model):
+        raise FrontendError(f"expected a torch.nn.Module or a function, got {type(model).__name__}")
+    return _Function(model)
+
+
+class _Function(torch.nn.Module):
+    def __init__(self, function: Callable[..., Any]) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self.function(*args, **kwargs)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ y = compiled(x)                       # same output structure as model(x)
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -15,7 +16,7 @@ import torch
 from shlo.backend.compile import compile_module
 from shlo.backend.targets import Target
 from shlo.errors import FrontendError
-from shlo.frontend.torch_import import import_model
+from shlo.frontend.torch_import import as_module, import_model
 from shlo.pipeline.run import flatten
 from shlo.runtime.loaded import LoadedModule
 from shlo.torch.compiled_model import CompiledModel
@@ -28,7 +29,7 @@ AUTO_ARCHIVE_BYTES = 256 * 2**20
 
 
 def compile_torch(
-    model: torch.nn.Module,
+    model: torch.nn.Module | Callable[..., Any],
     args: tuple[Any, ...],
     kwargs: dict[str, Any] | None = None,
     *,
@@ -40,7 +41,8 @@ def compile_torch(
     parameters: str | Path | None = None,
     keep_temps: str | Path | None = None,
 ) -> CompiledModel:
-    """Import, flatten, compile and load `model` on example inputs; returns a callable.
+    """Import, flatten, compile and load `model` (a module or a function) on example inputs;
+    returns a callable.
     `parameters`: the weights go to that .irpa archive, never entering the IR.  Without it, a
     model in eval mode with `AUTO_ARCHIVE_BYTES` of weights or more compiled for llvm-cpu
     (and not from the cache) gets an archive in a private temporary folder, removed with the
@@ -50,6 +52,7 @@ def compile_torch(
     on `args`.  `keep_temps`: a folder that keeps iree-compile's exact input and outputs,
     which `compiled.compiled.command_line()` names."""
     target = Target.get(target)
+    model = as_module(model)
     owns = None
     if parameters is None and target is Target.LLVM_CPU and not use_cache and _large(model):
         owns = tempfile.TemporaryDirectory(prefix="shlo-weights-")
