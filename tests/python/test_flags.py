@@ -188,3 +188,9 @@ def test_one_device_table() -> None:
     assert target_for_device("local-sync") is Target.LLVM_CPU
     with pytest.raises(CompileError, match="unknown device 'tpu'; expected one of local-task"):
         target_for_device("tpu")
+
+
+def test_extra_flags_given_as_one_string_are_refused() -> None:
+    """A string would be read one character at a time, each a positional argument."""
+    with pytest.raises(CompileError, match=r"give \('--iree-opt-level=O2',\)"):
+        iree_compile_flags(Target.LLVM_CPU, user_flags="--iree-opt-level=O2")

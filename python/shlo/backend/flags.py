@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shlo.backend.targets import Target, cuda_arch
+from shlo.errors import CompileError
 
 # Host-tuned llvm-cpu: without target-cpu=host IREE runs several times slower than eager;
 # aggressive fusion at O2/O3 overflowed IREE's 32 KiB stack on LayerNorm dispatches.
@@ -87,6 +88,11 @@ def iree_compile_flags(
     """Every iree-compile flag but input and output: the target's, the workarounds the
     module needs, then the user's (last, so they win).  `host_l2_bytes`: one thread's share
     of this host's L2 cache (`shlo.support.host`), which sizes llvm-cpu's matmul tiles."""
+    if isinstance(user_flags, str):  # would be read one character at a time
+        raise CompileError(
+            f"the extra flags must be a sequence of flags, got the string {user_flags!r}: "
+            f"give ({user_flags!r},)"
+        )
     return [
         *_COMMON,
         *([KEEP_F64] if keeps_f64(target, facts) else []),
