@@ -20,6 +20,12 @@ def broken():
     raise RuntimeError("no weights here")
 
 NOT_A_FACTORY = 3
+NOTHING = None
+
+def forward(x):
+    return x + 1
+
+instance = torch.nn.Linear(3, 2)
 """
 
 
@@ -35,6 +41,8 @@ def models(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "mymodels.py").write_text(MODELS)
+    (folder / "failing.py").write_text("raise RuntimeError('at import')\n")
+    (folder / "script.py").write_text("import sys\nsys.exit(2)\n")
     return folder
 
 
@@ -54,8 +62,12 @@ def test_factory_from_a_path_elsewhere(models: Path) -> None:
 @pytest.mark.parametrize(
     ("spelling", "message"),
     [
-        ("mymodels:large", "mymodels has no 'large'; it defines broken, small"),
+        ("mymodels:large", "mymodels has no 'large'; it defines broken, forward, small"),
         ("mymodels:NOT_A_FACTORY", "'NOT_A_FACTORY' is a int, not a factory"),
+        ("mymodels:NOTHING", "'NOTHING' is a NoneType, not a factory"),
+        ("mymodels:forward", "(it is called with no arguments: name a model class, a model,"),
+        ("failing:small", "importing failing raised RuntimeError: at import"),
+        ("script.py:small", "importing script.py called sys.exit(2) (a script?"),
         ("mymodels:broken", "mymodels:broken() raised RuntimeError: no weights here"),
         ("nowhere.py:small", "no file nowhere.py"),
         ("nomodule:small", "No module named 'nomodule'"),
@@ -66,3 +78,10 @@ def test_factory_errors_are_one_line(models: Path, spelling: str, message: str) 
     assert done.returncode == 1
     assert done.stderr.startswith("shlo: ") and message in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_model_named_is_the_model(models: Path) -> None:
+    """A module instance is the model itself, not a factory to call."""
+    done = _shlo("import", "mymodels:instance", "--input", "4x3xf32", "-o", "-", cwd=models)
+    assert done.returncode == 0, done.stderr
+    assert "-> tensor<4x2xf32>" in done.stdout

@@ -25,8 +25,9 @@ def load_factory(target: str) -> tuple[Any, Any]:
     """Call the factory `target` names; returns (model, example inputs or None)."""
     location, _, name = target.rpartition(":") if ":" in target else (target, "", "")
     module = _import(location, target)
-    factory = getattr(module, name or DEFAULT_FACTORY, None)
-    if factory is None:
+    missing = object()
+    factory = getattr(module, name or DEFAULT_FACTORY, missing)
+    if factory is missing:
         found = sorted(
             n
             for n, v in vars(module).items()
@@ -36,6 +37,8 @@ def load_factory(target: str) -> tuple[Any, Any]:
             f"cannot load '{target}': {location} has no '{name or DEFAULT_FACTORY}'"
             + (f"; it defines {', '.join(found)}" if found else "")
         )
+    if isinstance(factory, torch.nn.Module):  # the model itself
+        return factory, None
     if not callable(factory):
         raise UsageError(
             f"cannot load '{target}': '{name}' is a {type(factory).__name__}, not a factory"
@@ -43,7 +46,11 @@ def load_factory(target: str) -> tuple[Any, Any]:
     try:
         made = factory()
     except Exception as error:  # the user's own code: say which call failed and how
-        raise UsageError(f"{target}() raised {type(error).__name__}: {error}") from None
+        hint = ""
+        if isinstance(error, TypeError) and "required positional argument" in str(error):
+            hint = " (it is called with no arguments: name a model class, a model, or a "
+            hint += "function that returns a model or (model, inputs))"
+        raise UsageError(f"{target}() raised {type(error).__name__}: {error}{hint}") from None
     model, example = made if isinstance(made, tuple) and len(made) == 2 else (made, None)
     if not callable(model):
         raise UsageError(f"{target}() returned a {type(model).__name__}, not a model")
@@ -69,6 +76,15 @@ def _import(location: str, target: str) -> ModuleType:
         return importlib.import_module(location)
     except (ImportError, SyntaxError, OSError) as error:
         raise UsageError(f"cannot load '{target}': {error}") from None
+    except SystemExit as error:  # a script's main run at import
+        raise UsageError(
+            f"cannot load '{target}': importing {location} called sys.exit({error.code}) (a "
+            "script? guard its main code with `if __name__ == '__main__':`)"
+        ) from None
+    except Exception as error:  # the user's module failed as it ran
+        raise UsageError(
+            f"cannot load '{target}': importing {location} raised {type(error).__name__}: {error}"
+        ) from None
 
 
 def _import_file(path: Path) -> ModuleType:
