@@ -29,8 +29,9 @@ FRONTENDS = ("torch", "jax")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "factory",
-        help="pkg.module:factory or path/to/file.py:factory (returns a model or (model, inputs)); "
-        "with --frontend jax a function, or a serialized jax.export.Exported file",
+        help="pkg.module:NAME or path/to/file.py:NAME: a model, or a factory called with no "
+        "arguments (a model class, or a function returning a model or (model, inputs)); with "
+        "--frontend jax a function, or a serialized jax.export.Exported file",
     )
     parser.add_argument("--input", action="append", default=[], help="example input (repeatable)")
     parser.add_argument("-o", "--output", default="-")
