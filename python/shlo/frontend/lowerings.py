@@ -61,6 +61,7 @@ function in their place in the exported graph and the retrace runs it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -204,12 +205,13 @@ def vector_norm(
         return aten.linalg_vector_norm.default(x.reshape(1), ord, None, False, dtype=dtype)
     if not x.is_floating_point() or ord not in (1, 2) or not x.numel():
         return NotImplemented  # lowered as it is
-    # ATen sums |x| (the 1-norm) and x * x (the 2-norm, then its square root) in x's dtype;
-    # torch-mlir's pow(sum, 1 / ord) came out inf for a 1-norm of 3.4e38 and is a few ulps
-    # off elsewhere (IREE computes pow as exp(log))
+    # ATen sums |x| (the 1-norm) and x * x (the 2-norm, then its square root) in x's dtype,
+    # and of one element reduced gives its |x| (3e38, not inf); torch-mlir's pow(sum, 1 / ord)
+    # came out inf for a 1-norm of 3.4e38 and is a few ulps off elsewhere (IREE's pow is
+    # exp(log))
     x = x if dtype is None else x.to(dtype)
     dims = list(dim) if dim else list(range(x.dim()))
-    if ord == 1:
+    if ord == 1 or math.prod(x.shape[d] for d in dims) == 1:
         return torch.sum(torch.abs(x), dims, keepdim)
     return torch.sqrt(torch.sum(x * x, dims, keepdim))
 
