@@ -239,3 +239,17 @@ def test_an_op_that_cannot_lower_is_named_not_its_constants() -> None:
     assert "torch.aten.embedding_bag.padding_idx (at " in message
     assert "test_lowerings.py:" in message
     assert "torch.constant" not in message
+
+
+def _bags(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> object:
+    return aten._embedding_bag(weight, indices, offsets, False, 0, False, None, True, 1)
+
+
+def test_an_op_of_a_function_is_placed_in_that_function() -> None:
+    """A function compiles as the forward of a module of shlo's, but its ops are placed at
+    the function's own file and line, not in that module."""
+    args = (torch.rand(10, 3), torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 2, 4]))
+    with pytest.raises(FrontendError) as raised:
+        import_model(_bags, args)
+    line = _bags.__code__.co_firstlineno
+    assert f"torch.aten.embedding_bag.padding_idx (at {__file__}:{line})" in str(raised.value)

@@ -11,6 +11,7 @@ import functools
 import io
 import re
 import sys
+import types
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr
@@ -349,9 +350,23 @@ def as_module(model: Any) -> torch.nn.Module:
 
 
 class _Function(torch.nn.Module):
+    """A function as a module.  torch.export records, for each op, only the frames named
+    `forward`; so where the function has code of its own, `forward` is given that code's
+    file and line, and the sites that errors name are the function's, not this wrapper's."""
+
     def __init__(self, function: Callable[..., Any]) -> None:
         super().__init__()
         self.function = function
+        code = getattr(function, "__code__", None)
+        if isinstance(code, types.CodeType):
+            template = _Function.forward.__code__
+            call = max(line for *_, line in template.co_lines() if line is not None)
+            placed = template.replace(
+                co_filename=code.co_filename,
+                co_firstlineno=code.co_firstlineno - (call - template.co_firstlineno),
+            )
+            method = types.MethodType(types.FunctionType(placed, globals()), self)
+            self.forward = method  # type: ignore[method-assign]  # this instance's own
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
