@@ -45,6 +45,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-shield-returned-arguments": "shield_returned_arguments",
     "shlo-stable-sort": "stable_sort",
     "shlo-top-k-as-sort": "top_k_as_sort",
+    "shlo-trim-window-tails": "trim_window_tails",
     "shlo-split-grouped-convolutions": "split_grouped_convolutions",
     "shlo-split-long-reductions": "split_long_reductions",
     "shlo-strip-data": "strip_data",

@@ -27,6 +27,7 @@ IREE_PREPARE = (
     "shlo-own-sort-operands",
     "shlo-boolean-add-as-or",
     "shlo-unsigned-shift-right-logical",
+    "shlo-trim-window-tails",
     "shlo-channels-last",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",
