@@ -175,19 +175,32 @@ def judge_all(
     starting(None)
     runnable = [i for i, e in enumerate(eager) if "status" not in e]
     verdicts: list[dict] = [e if "status" in e else {} for e in eager]
-    if not runnable:
-        return verdicts
-    batch = Batch([calls[i] for i in runnable])
-    inputs = [t for i in runnable for t in calls[i].tensors()]
+    if runnable:
+        _judge_together(calls, eager, runnable, target, verdicts)
+    return verdicts
+
+
+def _judge_together(
+    calls: list[Call], eager: list[dict], indices: list[int], target: str, verdicts: list[dict]
+) -> None:
+    """The verdicts of samples `indices`, compiled as one module; where that fails, each half
+    is judged the same way, down to samples alone (which name their own failure), so a few
+    failing samples cost a few compiles each, not one compile per sample."""
+    if len(indices) == 1:
+        (i,) = indices
+        verdicts[i] = judge_one(calls[i], eager[i], target)
+        return
+    batch = Batch([calls[i] for i in indices])
+    inputs = [t for i in indices for t in calls[i].tensors()]
     try:
         actual = compile_torch(batch, tuple(inputs), target=target, device=_device(target))(*inputs)
-    except Exception:  # noqa: BLE001 (each sample alone names the failing ones)
-        for i in runnable:
-            verdicts[i] = judge_one(calls[i], eager[i], target)
-        return verdicts
-    for i, value in zip(runnable, actual, strict=True):
+    except Exception:  # noqa: BLE001 (the halves find the failing samples)
+        half = len(indices) // 2
+        _judge_together(calls, eager, indices[:half], target, verdicts)
+        _judge_together(calls, eager, indices[half:], target, verdicts)
+        return
+    for i, value in zip(indices, actual, strict=True):
         verdicts[i] = compared(value, eager[i])
-    return verdicts
 
 
 def judge_one(call: Call, eager: dict, target: str) -> dict:
