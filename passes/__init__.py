@@ -48,6 +48,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-trim-window-tails": "trim_window_tails",
     "shlo-split-grouped-convolutions": "split_grouped_convolutions",
     "shlo-split-long-reductions": "split_long_reductions",
+    "shlo-split-weighted-reductions": "split_weighted_reductions",
     "shlo-strip-data": "strip_data",
     "shlo-torch-nan-order": "torch_nan_order",
     "shlo-trig-range-reduction": "trig_range_reduction",

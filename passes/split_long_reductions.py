@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from shlo.ir.edit import combiner, create, rewrite_each, shaped_like, transpose
+from shlo.ir.edit import combiner, create, reduced, rewrite_each, shaped_like, transpose
 from shlo.ir.elementwise import zeros
 from shlo.ir.iree_gaps import LIMIT
 from shlo.ir.measures import contraction_depth
@@ -69,19 +69,7 @@ def _chunked(x: Any, lead: int, pad: Any) -> Any:
 
 def _reduce_last(x: Any, init: Any, body: str) -> Any:
     """`x` reduced over its last dimension by a new reduce whose body is `body`."""
-    shape = ir.RankedTensorType(x.type).shape
-    reduce = ir.Operation.create(
-        "stablehlo.reduce",
-        results=[shaped_like(x, shape[:-1])],
-        operands=[x, init],
-        attributes={"dimensions": ir.DenseI64ArrayAttr.get([len(shape) - 1])},
-        regions=1,
-    )
-    block = reduce.regions[0].blocks.append(init.type, init.type)
-    with ir.InsertionPoint(block):
-        combined = create(body, init.type, list(block.arguments))
-        ir.Operation.create("stablehlo.return", results=[], operands=[combined])
-    return reduce.results[0]
+    return reduced(x, init, body, [len(ir.RankedTensorType(x.type).shape) - 1])
 
 
 def _split(reduce: Any) -> None:

@@ -187,3 +187,26 @@ def test_zero_dim_operands_and_embedding_flags_match_eager() -> None:
     )
     model = ZeroDimOperands()
     torch.testing.assert_close(compile_torch(model, args)(*args), model(*args))
+
+
+WEIGHTS = torch.rand(5)
+WEIGHTED_SUMS = {
+    "bce_with_logits_sum": lambda x, t: torch.nn.functional.binary_cross_entropy_with_logits(
+        x, t, weight=WEIGHTS, reduction="sum"
+    ),
+    "bce_with_logits_mean_2d_weight": lambda x, t: (
+        torch.nn.functional.binary_cross_entropy_with_logits(
+            x, t, weight=WEIGHTS[None, :], reduction="mean"
+        )
+    ),
+    "weighted_sum_of_3d": lambda x, t: (x[None] * t[:, None] * WEIGHTS[None, None, :]).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WEIGHTED_SUMS))
+def test_sums_of_weighted_tensors_compile_and_match_eager(name: str) -> None:
+    """A sum over several dimensions of a product with a tensor broadcast along some of them:
+    IREE took it for a contraction it could not compile."""
+    fn = WEIGHTED_SUMS[name]
+    x, t = torch.randn(5, 5), torch.rand(5, 5)
+    torch.testing.assert_close(compile_torch(fn, (x, t))(x, t), fn(x, t))

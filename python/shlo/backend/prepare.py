@@ -28,6 +28,7 @@ IREE_PREPARE = (
     "shlo-boolean-add-as-or",
     "shlo-unsigned-shift-right-logical",
     "shlo-trim-window-tails",
+    "shlo-split-weighted-reductions",
     "shlo-channels-last",
     "shlo-patchify-convolutions",
     "shlo-accumulate-in-f32",

@@ -125,6 +125,25 @@ def combiner(reduce: Any) -> str | None:
     return cast("str | None", ops[0].name)
 
 
+def reduced(x: Any, init: Any, body: str, dims: list[int]) -> Any:
+    """`x` reduced over `dims` by a new `stablehlo.reduce` whose body applies the op `body`
+    to its two arguments, at the current insertion point and location."""
+    shape = ir.RankedTensorType(x.type).shape
+    kept = [n for d, n in enumerate(shape) if d not in dims]
+    reduce = ir.Operation.create(
+        "stablehlo.reduce",
+        results=[shaped_like(x, kept)],
+        operands=[x, init],
+        attributes={"dimensions": ir.DenseI64ArrayAttr.get(dims)},
+        regions=1,
+    )
+    block = reduce.regions[0].blocks.append(init.type, init.type)
+    with ir.InsertionPoint(block):
+        combined = create(body, init.type, list(block.arguments))
+        ir.Operation.create("stablehlo.return", results=[], operands=[combined])
+    return reduce.results[0]
+
+
 def rewrite_each(module: Any, name: str, rewrite: Callable[[Any], None]) -> None:
     """Call `rewrite(op)` on each `name` op of `module`, with new ops going in before it and
     taking its location (the shape of most rewrite passes here)."""
