@@ -63,6 +63,7 @@ from torch.utils import _pytree as pytree
 from shlo.errors import ShloError
 from shlo.frontend.bilinear import BILINEAR
 from shlo.frontend.factories import FACTORIES
+from shlo.frontend.grid_sampler import GRID_SAMPLER
 from shlo.frontend.integer_inputs import (
     TRUTH_REDUCTIONS,
     all_along,
@@ -529,5 +530,6 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     **FACTORIES,
     **SCATTER,
     **INTERPOLATION,
+    **GRID_SAMPLER,
     **LINALG,
 }
