@@ -1,6 +1,7 @@
 """bf16 and f16 sums on llvm-cpu give eager's bits: eager adds them in f32 and rounds once,
 while IREE added f16 in f16 and rounded a bf16 sum to bf16 after every vector of elements, until
-`shlo-accumulate-in-f32` made each such sum an f32 one."""
+`shlo-accumulate-in-f32` made each such sum an f32 one.  So do pointwise ops, a number they
+are given, and scans: eager computes them in f32 and rounds once (`shlo.frontend.opmath`)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,31 @@ def test_sums_round_once_as_eager(dtype: torch.dtype) -> None:
         expected = model(x)
         got = compile_torch(model, (x,), target="llvm-cpu")(x)
     assert [_different_bits(g, e) for g, e in zip(got, expected, strict=True)] == [0, 0]
+
+
+def _opmath(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    return (
+        torch.sigmoid(x),
+        x * 0.1,
+        torch.cumsum(x, 0),
+        torch.sqrt(x.abs()),
+        torch.nn.functional.silu(x),
+        x + 1e-3,
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_pointwise_ops_and_scans_round_once_as_eager(dtype: torch.dtype) -> None:
+    """torch-mlir wrote each op as ops in the 16-bit type, each rounded (and 0.1 rounded to it
+    first): sigmoid and `x * 0.1` were an ulp off in a third of the elements, a float16 cumsum
+    of 64 values lost its low bits."""
+    x = (torch.randn(64, WIDTH, generator=torch.Generator().manual_seed(0)) * 3).to(dtype)
+    for got, want in zip(compile_torch(_opmath, (x,))(x), _opmath(x), strict=True):
+        assert torch.equal(got, want)
+
+
+def test_float16_gelu_does_not_cancel_to_zero() -> None:
+    """gelu(-3.8) is x/2 (1 + erf(x/sqrt 2)): in float16, 1 + erf cancelled to 0."""
+    x = torch.tensor([-3.8, -3.0, -1.0, 0.5], dtype=torch.float16)
+    got = compile_torch(torch.nn.functional.gelu, (x,))(x)
+    torch.testing.assert_close(got, torch.nn.functional.gelu(x), rtol=2e-3, atol=0)

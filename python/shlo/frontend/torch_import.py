@@ -65,6 +65,7 @@ from shlo.frontend.numbers import (
     fixed_values,
     number_dtypes,
 )
+from shlo.frontend.opmath import in_float32
 from shlo.frontend.tensor_numbers import (
     number_arithmetic_as_tensor_ops,
     scalar_ops_as_tensor_ops,
@@ -450,7 +451,7 @@ class _Lowered:
 def _decompositions() -> dict[Any, Callable[..., Any]]:
     """What `_lower` decomposes, built once (torch-mlir builds its table anew on every call,
     taking longer than a small model's whole import)."""
-    return {**get_decomposition_table(), **MISSING_LOWERINGS, **DECOMPOSITIONS}
+    return in_float32({**get_decomposition_table(), **MISSING_LOWERINGS, **DECOMPOSITIONS})
 
 
 def _lower(
