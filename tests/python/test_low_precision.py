@@ -68,3 +68,27 @@ def test_float16_gelu_does_not_cancel_to_zero() -> None:
     x = torch.tensor([-3.8, -3.0, -1.0, 0.5], dtype=torch.float16)
     got = compile_torch(torch.nn.functional.gelu, (x,))(x)
     torch.testing.assert_close(got, torch.nn.functional.gelu(x), rtol=2e-3, atol=0)
+
+
+def _with_numbers(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    number = 0.1234567  # rounds to another value in float16 and in bfloat16
+    return (
+        x + number,
+        x - number,
+        x.abs() ** number,
+        torch.fmod(x, number),
+        x * number,
+        x / number,
+        torch.nn.functional.leaky_relu(x, number),
+        torch.lerp(x, 2 * x, number),
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_numbers_are_read_at_the_precision_eager_reads_them(dtype: torch.dtype) -> None:
+    """ATen rounds the number a binary op adds, subtracts, raises or divides by to the tensor's
+    type, but reads the one it multiplies or divides by, and an activation's parameter, at
+    float32's precision."""
+    x = (torch.randn(4096, generator=torch.Generator().manual_seed(1)) * 3).to(dtype)
+    for got, want in zip(compile_torch(_with_numbers, (x,))(x), _with_numbers(x), strict=True):
+        assert torch.equal(got, want)
