@@ -1077,14 +1077,26 @@ def workers(inputs: Inputs, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 def _battery(workers: Workers, kind: str, cases: list[tuple[Damage, int]], root: Path) -> None:
-    """Each `(damage, seed)` input of `kind` through `check`, `WORKERS` at a time; prints the
-    tally and fails on any problem."""
+    """Each `(damage, seed)` input of `kind` through `check`, `WORKERS` at a time; prints each
+    problem as it is found and a count every 100 inputs, then the tally, and fails on any
+    problem."""
     inputs = workers.inputs
     before = inputs.digest()
+    so_far: Counter[str] = Counter()
+    lock = threading.Lock()
 
     def one(case: tuple[Damage, int]) -> tuple[list[str], list[str]]:
         with workers.borrow() as worker:
-            return check(worker, kind, case[1], root, case[0])
+            outcome = check(worker, kind, case[1], root, case[0])
+        with lock:  # as it goes, so that a run cut short still says what it found
+            so_far["run"] += 1
+            so_far["problems"] += len(outcome[1])
+            for problem in outcome[1]:
+                print(f"{kind}: {problem}", flush=True)
+            if so_far["run"] % 100 == 0:
+                print(f"{kind}: {so_far['run']} of {len(cases)} run, {so_far['problems']} "
+                      "problems so far", flush=True)  # fmt: skip
+        return outcome
 
     with ThreadPoolExecutor(WORKERS) as pool:
         results = list(pool.map(one, cases))
