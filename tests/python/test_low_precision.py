@@ -92,3 +92,20 @@ def test_numbers_are_read_at_the_precision_eager_reads_them(dtype: torch.dtype) 
     x = (torch.randn(4096, generator=torch.Generator().manual_seed(1)) * 3).to(dtype)
     for got, want in zip(compile_torch(_with_numbers, (x,))(x), _with_numbers(x), strict=True):
         assert torch.equal(got, want)
+
+
+def _asked_for_float32(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    return (
+        torch.sum(x, 1, dtype=torch.float32),
+        torch.cumsum(x, 0, dtype=torch.float32),
+        torch.mean(x, 0, dtype=torch.float32),
+        torch.softmax(x, 1, dtype=torch.float32),
+    )
+
+
+def test_a_result_asked_for_in_float32_stays_float32() -> None:
+    x = torch.randn(4, WIDTH).to(torch.float16)
+    got, want = compile_torch(_asked_for_float32, (x,))(x), _asked_for_float32(x)
+    assert [g.dtype for g in got] == [w.dtype for w in want] == [torch.float32] * 4
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w)

@@ -95,11 +95,22 @@ def _sixteen_bit(args: Any) -> torch.dtype | None:
     return None
 
 
+def _asks_for_another_type(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether the op is told to give another type than its 16-bit operands' (a `dtype`, or
+    softmax's `half_to_float`): its own kernel then computes in that type."""
+    names = [argument.name for argument in op._schema.arguments]
+    named = {**dict(zip(names, args, strict=False)), **kwargs}
+    if named.get("half_to_float") is True:
+        return True
+    kinds = [v for v in pytree.tree_leaves(named) if isinstance(v, torch.dtype)]
+    return any(kind not in SIXTEEN_BIT for kind in kinds)
+
+
 def _computed_in_float32(
     op: Any, decomposition: Callable[..., Any] | None, *args: Any, **kwargs: Any
 ) -> Any:
     kind = _sixteen_bit((args, kwargs))
-    if kind is None:
+    if kind is None or _asks_for_another_type(op, args, kwargs):
         return NotImplemented if decomposition is None else decomposition(*args, **kwargs)
     rounds = op not in PRECISE_NUMBERS
 
