@@ -95,11 +95,9 @@ def _sixteen_bit(args: Any) -> torch.dtype | None:
     return None
 
 
-def _asks_for_another_type(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    """Whether the op is told to give another type than its 16-bit operands' (a `dtype`, or
-    softmax's `half_to_float`): its own kernel then computes in that type."""
-    names = [argument.name for argument in op._schema.arguments]
-    named = {**dict(zip(names, args, strict=False)), **kwargs}
+def _asks_for_another_type(named: dict[str, Any]) -> bool:
+    """Whether the op (its arguments by name) is told to give another type than its 16-bit
+    operands' (a `dtype`, or softmax's `half_to_float`): its kernel then computes in that."""
     if named.get("half_to_float") is True:
         return True
     kinds = [v for v in pytree.tree_leaves(named) if isinstance(v, torch.dtype)]
@@ -109,8 +107,10 @@ def _asks_for_another_type(op: Any, args: tuple[Any, ...], kwargs: dict[str, Any
 def _computed_in_float32(
     op: Any, decomposition: Callable[..., Any] | None, *args: Any, **kwargs: Any
 ) -> Any:
+    names = [argument.name for argument in op._schema.arguments]
     kind = _sixteen_bit((args, kwargs))
-    if kind is None or _asks_for_another_type(op, args, kwargs):
+    named = {**dict(zip(names, args, strict=False)), **kwargs}
+    if kind is None or _asks_for_another_type(named):
         return NotImplemented if decomposition is None else decomposition(*args, **kwargs)
     rounds = op not in PRECISE_NUMBERS
 
@@ -126,7 +126,6 @@ def _computed_in_float32(
             return _rounded(value, kind)
         return torch.float32 if value is kind else value
 
-    names = [argument.name for argument in op._schema.arguments]
     wide_args = [widened(value, names[i] if i < len(names) else "") for i, value in enumerate(args)]
     wide_kwargs = {name: widened(value, name) for name, value in kwargs.items()}
     result = op(*wide_args, **wide_kwargs)
