@@ -16,8 +16,9 @@ and each fence would split IREE's stream into one more command buffer.
 The measurements are in benchmarks/README.md.
 
 Only exact rewrites: static shapes, each spatial stride equal to its window or a window of 1,
-no padding, no dilation, no window reversal, one feature and batch group.  Trailing input rows
-a window never reaches are sliced off first, as the convolution ignores them.
+no padding, no dilation, no window reversal, one feature and batch group, and windows that
+tile the input to its end: trailing rows no window reads are `shlo-trim-window-tails`'s to cut,
+and it runs before this pass in the IREE driver.
 
 Overlapping windows (a ResNet's 3x3 convolutions) become the same matmul by im2col when the
 input is wide and the output not large: the padded input is sliced once per window offset
@@ -77,9 +78,16 @@ def _window(conv: Any) -> tuple[list[int], list[int], list[int]] | None:
     return window, _ints(conv, "window_strides") or [1] * len(window), pads
 
 
-def _non_overlapping(window: list[int], strides: list[int], pads: list[int]) -> bool:
-    """Each spatial stride equals its window, or the window is 1 (a strided 1x1); no padding."""
-    fits = all(k in (1, stride) for k, stride in zip(window, strides, strict=True))
+def _non_overlapping(conv: Any, window: list[int], strides: list[int], pads: list[int]) -> bool:
+    """Each spatial stride equals its window and the windows end where the input does, or the
+    window is 1 (a strided 1x1); no padding."""
+    numbers = ConvDimensionNumbers(conv.attributes["dimension_numbers"])
+    shape = ir.RankedTensorType(conv.operands[0].type).shape
+    spatial = [shape[d] for d in numbers.input_spatial_dimensions]
+    fits = all(
+        k == 1 or (k == stride and size % k == 0)
+        for k, stride, size in zip(window, strides, spatial, strict=True)
+    )
     return fits and not any(pads)
 
 
@@ -129,21 +137,17 @@ def _patch_rows(conv: Any, window: list[int], strides: list[int]) -> tuple[Any, 
     image = _image(conv)
     batch, *spatial, features = ir.RankedTensorType(image.type).shape
     # A 1-wide window with stride s reads every s-th row; a window as wide as its stride reads
-    # whole patches, up to the last one that fits.
+    # whole patches.
     steps = [stride if k == 1 else 1 for k, stride in zip(window, strides, strict=True)]
     counts = [-(-size // step) // k for size, k, step in zip(spatial, window, steps, strict=True)]
-    limits = [
-        n * k if step == 1 else size
-        for n, k, step, size in zip(counts, window, steps, spatial, strict=True)
-    ]
-    if limits != spatial or steps != [1] * rank:
+    if steps != [1] * rank:
         image = _create(
             "stablehlo.slice",
             [batch, *(n * k for n, k in zip(counts, window, strict=True)), features],
             image.type.element_type,
             [image],
             start_indices=ir.DenseI64ArrayAttr.get([0] * (rank + 2)),
-            limit_indices=ir.DenseI64ArrayAttr.get([batch, *limits, features]),
+            limit_indices=ir.DenseI64ArrayAttr.get([batch, *spatial, features]),
             strides=ir.DenseI64ArrayAttr.get([1, *steps, 1]),
         )
     split = [batch, *(d for n, k in zip(counts, window, strict=True) for d in (n, k)), features]
@@ -265,7 +269,7 @@ def _patchify(conv: Any) -> None:
     if found is None:
         return
     window, strides, pads = found
-    if _non_overlapping(window, strides, pads):
+    if _non_overlapping(conv, window, strides, pads):
         _rewrite(conv, window, *_patch_rows(conv, window, strides))
     elif static_float(conv.operands[0]) and _im2col_pays(conv):
         _rewrite(conv, window, *_im2col_rows(conv, window, strides, pads))

@@ -4,17 +4,21 @@
 // output, not for a channels-last one), a wide one (256 input features or more) with
 // overlapping windows and an output of at most 28x28 (a ResNet's later 3x3s) by im2col, and
 // leaves the others alone.  The interpreter checks the same values before and after.
-// RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions | filecheck %s
+// RUN: shlo-opt %s --split-input-file --shlo-trim-window-tails --shlo-patchify-convolutions | filecheck %s
+// RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions | filecheck %s --check-prefix=ALONE
 // RUN: shlo-translate %s --split-input-file --interpret 2>&1 | filecheck %s --check-prefix=VALUES --allow-empty
-// RUN: shlo-opt %s --split-input-file --shlo-patchify-convolutions \
+// RUN: shlo-opt %s --split-input-file --shlo-trim-window-tails --shlo-patchify-convolutions \
 // RUN:   | shlo-translate --split-input-file --interpret 2>&1 | filecheck %s --check-prefix=VALUES --allow-empty
 // VALUES-NOT: error
 
-// NCHW, 2x2 patches of a 4x5 image: the fifth column is in no window, so it is sliced off.
+// NCHW, 2x2 patches of a 4x5 image: the fifth column is in no window, so
+// shlo-trim-window-tails slices it off first; without it the convolution is left alone.
 // Output feature 0 sums each patch, feature 1 picks its top-left element.
+// ALONE-LABEL: func.func @nchw_ragged
+// ALONE: stablehlo.convolution
 // CHECK-LABEL: func.func @nchw_ragged
 // CHECK-NOT: stablehlo.convolution
-// CHECK: stablehlo.slice {{.*}} [0:1, 0:4, 0:4, 0:1]
+// CHECK: stablehlo.slice {{.*}} [0:1, 0:1, 0:4, 0:4]
 // CHECK: %[[DOT:.*]] = stablehlo.dot_general {{.*}} contracting_dims = [1] x [0] {{.*}} -> tensor<4x2xf32>
 // CHECK: stablehlo.optimization_barrier %[[DOT]] : tensor<4x2xf32>
 // CHECK-NOT: stablehlo.convolution
@@ -110,10 +114,11 @@ func.func @im2col_padded() {
 // -----
 
 // NHWC with an HWIO kernel, two batches of 5x5x256, stride 2 and uneven padding (rows [0, 1],
-// columns [1, 0]): each offset's slice steps by the stride.
+// columns [1, 0]; no window reaches the padded row, so shlo-trim-window-tails drops it): each
+// offset's slice steps by the stride.
 // CHECK-LABEL: func.func @im2col_strided
 // CHECK-NOT: stablehlo.convolution
-// CHECK: stablehlo.pad {{.*}} low = [0, 0, 1, 0], high = [0, 1, 0, 0]
+// CHECK: stablehlo.pad {{.*}} low = [0, 0, 1, 0], high = [0, 0, 0, 0]
 // CHECK: stablehlo.slice {{.*}} [0:2, 0:3:2, 0:3:2, 0:256]
 // CHECK: stablehlo.slice {{.*}} [0:2, 2:5:2, 2:5:2, 0:256]
 // CHECK: stablehlo.concatenate {{.*}} -> tensor<2x2x2x2304xf32>
