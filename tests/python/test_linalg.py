@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from shlo.api import compile_torch
-from shlo.errors import ShloError
+from shlo.errors import AssertionFailed, ShloError
 
 N = 5
 INF, NAN = float("inf"), float("nan")
@@ -217,3 +217,71 @@ def _lu_inputs(dtype: torch.dtype) -> list[tuple[torch.Tensor, torch.Tensor]]:
 def test_lu_family_matches_eager(dtype: torch.dtype) -> None:
     got = _matching_eager(Lu(), _lu_inputs(dtype), dtype)
     assert got[2][0][2].tolist() == [0, 0, 2]  # the singular matrix's zero pivot: info
+
+
+# Each op that eager makes raise when a matrix is singular or not positive-definite, with
+# a good and a bad input of its own: (the op, good, bad).
+_RAISING: list[tuple[Any, Any, torch.Tensor]] = [
+    (
+        torch.linalg.inv,
+        lambda: torch.randn(2, 3, 3) + 3 * torch.eye(3),
+        torch.stack([torch.eye(3), torch.zeros(3, 3)]),
+    ),
+    (
+        lambda a: torch.linalg.solve(a, torch.ones(3)),
+        lambda: torch.randn(3, 3) + 3 * torch.eye(3),
+        torch.zeros(3, 3),
+    ),
+    (torch.linalg.cholesky, lambda: 4 * torch.eye(3) + 0.1, -torch.eye(3)),
+    (lambda a: torch.cholesky(a, upper=True), lambda: 4 * torch.eye(3) + 0.1, -torch.eye(3)),
+    (lambda a: torch.linalg.lu_factor(a)[0], lambda: torch.randn(3, 3), torch.zeros(3, 3)),
+    (
+        lambda a: torch.linalg.cholesky_ex(a, check_errors=True)[0],
+        lambda: 4 * torch.eye(3) + 0.1,
+        -torch.eye(3),
+    ),
+    (
+        lambda a: torch.linalg.inv_ex(a, check_errors=True)[0],
+        lambda: torch.randn(3, 3) + 3 * torch.eye(3),
+        torch.zeros(3, 3),
+    ),
+    (torch.cholesky_inverse, lambda: torch.eye(3) + torch.ones(3, 3).tril(), torch.zeros(3, 3)),
+    (
+        lambda a: torch.linalg.matrix_power(a, -2),
+        lambda: torch.randn(3, 3) + 3 * torch.eye(3),
+        torch.zeros(3, 3),
+    ),
+    (
+        lambda a: torch.linalg.tensorinv(a.reshape(4, 2, 2), ind=1),
+        lambda: torch.randn(4, 4) + 3 * torch.eye(4),
+        torch.zeros(4, 4),
+    ),
+]
+
+
+class Raising(torch.nn.Module):
+    """Every op of `_RAISING`, each on its own input."""
+
+    def forward(self, *matrices: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return tuple(op(a) for (op, _, _), a in zip(_RAISING, matrices, strict=True))
+
+
+def test_ops_that_raise_on_a_singular_matrix_raise_as_eager_does() -> None:
+    """Each op's check of LAPACK's `info` comes back as a run-time assertion: the numbers of
+    good inputs match eager's, and one bad input raises eager's message (less the element it
+    names) for its op alone."""
+    torch.manual_seed(3)
+    good = [make() for _, make, _ in _RAISING]
+    compiled = compile_torch(Raising(), tuple(good))
+    for got, expected in zip(compiled(*good), Raising()(*good), strict=True):
+        torch.testing.assert_close(torch.as_tensor(got), expected, rtol=1e-4, atol=1e-4)
+    for i, (*_, bad) in enumerate(_RAISING):
+        inputs = [*good[:i], bad, *good[i + 1 :]]
+        with pytest.raises(RuntimeError) as eager:
+            Raising()(*inputs)
+        api, message = str(eager.value).split(": ", 1)
+        words = message.split("The diagonal element 1 is zero, ")[-1].split(" (")[0].split()
+        with pytest.raises(AssertionFailed) as raised:
+            compiled(*inputs)
+        assert str(raised.value).startswith(f"{api}: ")
+        assert all(word in str(raised.value) for word in words[-6:])

@@ -223,6 +223,28 @@ def test_run_time_assertions_are_checked_at_every_call() -> None:
             compiled(torch.tensor(low), torch.tensor(high))
 
 
+class _AssertedOnTensors(torch.nn.Module):
+    """`torch._assert_async` on tensors, with and without a message."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        torch._assert_async((x > 0).all(), "x must be positive")
+        torch._assert_async(x.sum() < 100)
+        return x * 2
+
+
+def test_asserts_on_tensors_are_checked_at_every_call() -> None:
+    compiled = compile_torch(_AssertedOnTensors(), (torch.ones(3),))
+    assert compiled(torch.full((3,), 2.0)).tolist() == [4.0, 4.0, 4.0]
+    for x, message in (
+        (torch.tensor([1.0, -1, 1]), "x must be positive"),
+        (torch.full((3,), 50.0), "single nonzero value"),
+    ):
+        with pytest.raises(RuntimeError):
+            _AssertedOnTensors()(x)
+        with pytest.raises(RuntimeError, match=message):
+            compiled(x)
+
+
 class _Bags(torch.nn.Module):
     """The op in this file's own forward: export records the forward's frame as its call site
     (not the frames of functions the forward calls)."""

@@ -2,10 +2,15 @@
 
 `torch._check(...)`, `aten._assert_scalar` and `sym_constrain_range` on a number read from a
 tensor become `_assert_scalar` nodes, which torch-mlir lowers to `torch.runtime.assert`: no
-StableHLO op has its meaning, so such a model could not be imported.  Dropping them would
-compile a model that never checks what its author asked to check.  Instead each condition
-becomes a result of @main after the model's own, and the caller raises the assertion's message
-when one comes back false (`Imported.unflatten_outputs`), where eager raises it.
+StableHLO op has its meaning, so such a model could not be imported.  `torch._assert_async`
+on a tensor (which torch-mlir dropped), and the linear-algebra ops that raise when a matrix
+is singular or not positive-definite (`linalg.inv`, `linalg.solve`, `linalg.cholesky`,
+`linalg.lu_factor`, an `_ex` form with `check_errors=True`: their `_linalg_check_errors(info,
+...)`, an effectful op that export threads a token through), are the same kind of check.
+Dropping them would compile a model that never checks what its author asked to check.
+Instead each condition becomes a result of @main after the model's own, and the caller raises
+the assertion's message when one comes back false (`Imported.unflatten_outputs`), where eager
+raises it.
 """
 
 from __future__ import annotations
@@ -13,19 +18,84 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+from torch.export._remove_effect_tokens_pass import _remove_effect_tokens
 
 from shlo.errors import AssertionFailed
 
 aten = torch.ops.aten
+_BARE_ASSERT = "Expected Tensor with single nonzero value, but got zero"
+# `_linalg_check_errors`'s message for a positive `info`, by the first word of the op's name
+# that it contains, in the order eager tries them (`cholesky_inverse` is an inversion); eager's
+# message also names the element or minor that failed, which a boolean result does not carry.
+_LINALG_FAILURES = (
+    ("inv", "The inversion could not be completed because the input matrix is singular."),
+    ("solve", "The solver failed because the input matrix is singular."),
+    (
+        "cholesky",
+        "The factorization could not be completed because the input is not positive-definite.",
+    ),
+    (
+        "lu_factor",
+        "U has a zero on its diagonal and using it on lu_solve would result in a division by "
+        "zero. If you still want to perform the factorization, consider calling "
+        "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
+    ),
+)
+
+
+def bare_asserts_with_messages(module: torch.fx.GraphModule) -> None:
+    """Give each `_assert_async` without a message eager's own, in place, before anything
+    erases dead code: FX counts only the form with a message as effectful."""
+    bare = [node for node in module.graph.nodes if node.target is aten._assert_async.default]
+    for node in bare:
+        node.target = aten._assert_async.msg
+        node.args = (*node.args, _BARE_ASSERT)
+    if bare:
+        module.recompile()
+
+
+def without_effect_tokens(program: torch.export.ExportedProgram) -> None:
+    """Call each effectful op of `program` (`with_effects(token, op, ...)`) as a plain op, in
+    place, its tokens removed from the signature: torch-mlir's importer takes no tokens, and
+    the effects that reach here are checks, which `assertions_as_results` turns into results."""
+    if any(node.target is torch.ops.higher_order.with_effects for node in program.graph.nodes):
+        _remove_effect_tokens(program)
+
+
+def _linalg_message(api: str) -> str:
+    failure = next((text for word, text in _LINALG_FAILURES if word in api), "it failed.")
+    return f"{api}: {failure}"
+
+
+def _all_zero(graph: torch.fx.Graph, check: torch.fx.Node) -> torch.fx.Node:
+    """A node before `check` that is true where each `info` of `_linalg_check_errors` is 0."""
+    info = check.args[0]
+    assert isinstance(info, torch.fx.Node)  # the info tensor of an _ex op
+    fake = info.meta["val"]
+    with graph.inserting_before(check):
+        equal = graph.call_function(aten.eq.Scalar, (info, 0))
+        every = graph.call_function(aten.all.default, (equal,))
+    with fake.fake_mode:
+        equal.meta["val"] = aten.eq.Scalar(fake, 0)
+        every.meta["val"] = aten.all.default(equal.meta["val"])
+    return every
 
 
 def assertions_as_results(graph: torch.fx.Graph) -> tuple[str, ...]:
-    """Turn, in place, each `_assert_scalar` of `graph` into a result appended to its outputs;
-    returns their messages in that order.  A condition already known true is dropped."""
+    """Turn, in place, each `_assert_scalar`, `_assert_async.msg` and `_linalg_check_errors` of
+    `graph` into a result appended to its outputs; returns their messages in that order.  A
+    condition already known true is dropped."""
     messages = []
     conditions = []
     for node in list(graph.nodes):
-        if node.op != "call_function" or node.target is not aten._assert_scalar.default:
+        if node.op != "call_function":
+            continue
+        if node.target is aten._linalg_check_errors.default:
+            conditions.append(_all_zero(graph, node))
+            messages.append(_linalg_message(str(node.args[1])))
+            graph.erase_node(node)
+            continue
+        if node.target not in (aten._assert_scalar.default, aten._assert_async.msg):
             continue
         condition = node.args[0]
         if isinstance(condition, torch.fx.Node):

@@ -31,15 +31,17 @@ in the inputs land where eager puts them:
   `linalg_solve_ex` is the factorization and that solve, and the inverse the solve against
   the identity, as eager computes both (getri is not used).
 
+Where eager raises on a singular or not positive-definite matrix (`cholesky`,
+`cholesky_inverse`, an `_ex` form with `check_errors=True`), the decomposition calls
+`_linalg_check_errors` as eager does, and that becomes a run-time assertion
+(shlo.frontend.assertions).
+
 Limits: float32 and float64 matrices up to `LARGEST_SOLVED` rows, batched (A's and B's batch
-dimensions broadcast), square for LU; anything else, `check_errors=True` (an error raised
-from the data), LU without pivoting and LU solves of empty tensors return NotImplemented,
-so the op is refused by name.
+dimensions broadcast), square for LU; anything else, LU without pivoting and LU solves of
+empty tensors return NotImplemented, so the op is refused by name.
 Entries near the dtype's largest value can still overflow otherwise than eager's: IREE fuses
 b - a * x into one multiply-add where MKL's product overflows (inf - inf), and MKL's own sums
-are blocked in an order not reproduced here.  `torch.linalg.cholesky`, `linalg.lu_factor`,
-`linalg.solve` and `linalg.inv` themselves check `info` in an effectful op (`with_effects`)
-that torch-mlir's importer refuses; their `_ex` forms are lowered.
+are blocked in an order not reproduced here.
 """
 
 from __future__ import annotations
@@ -152,23 +154,29 @@ def _factored(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.tril(torch.stack(columns, -1)), info
 
 
+def _checked(found: tuple[torch.Tensor, ...], api: str, a: torch.Tensor, check: bool = True) -> Any:
+    """`found`, whose last tensor is LAPACK's `info`, after eager's check of it when `check`."""
+    if check:
+        aten._linalg_check_errors.default(found[-1], api, is_matrix=a.dim() == 2)
+    return found
+
+
 def _factorable(a: torch.Tensor) -> bool:
     return a.dtype in (torch.float32, torch.float64) and a.shape[-1] <= LARGEST_SOLVED
 
 
 def linalg_cholesky_ex(a: torch.Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
-    if check_errors or not _factorable(a):
+    if not _factorable(a):
         return NotImplemented
-    if upper:
-        lower, info = _factored(a.mT)
-        return lower.mT, info
-    return _factored(a)
+    lower, info = _factored(a.mT if upper else a)
+    return _checked((lower.mT if upper else lower, info), "linalg.cholesky_ex", a, check_errors)
 
 
 def cholesky(a: torch.Tensor, upper: bool = False) -> Any:
     if not _factorable(a):
         return NotImplemented
-    return linalg_cholesky_ex(a, upper=upper)[0]
+    lower, info = _factored(a.mT if upper else a)
+    return _checked((lower.mT if upper else lower, info), "cholesky", a)[0]
 
 
 def cholesky_solve(b: torch.Tensor, factor: torch.Tensor, upper: bool = False) -> Any:
@@ -210,6 +218,8 @@ def cholesky_inverse(factor: torch.Tensor, upper: bool = False) -> Any:
     upper factor's inverse is found from its first column, the lower's from its last."""
     if not _factorable(factor):
         return NotImplemented
+    singular = (factor.diagonal(0, -2, -1) == 0).any(-1).to(torch.int32)  # trtri's info
+    _checked((singular,), "cholesky_inverse", factor)
     if upper:  # U⁻¹ U⁻ᵀ, U⁻¹ as the reversal of the reversed (lower) U's inverse
         inverse = _inverted(factor.flip(-1, -2)).flip(-1, -2)
         return _lower_products(inverse.mT)
@@ -257,9 +267,9 @@ def lu_factorable(a: torch.Tensor) -> bool:
 
 
 def linalg_lu_factor_ex(a: torch.Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
-    if not pivot or check_errors or not lu_factorable(a):
+    if not pivot or not lu_factorable(a):
         return NotImplemented
-    return lu_factored(a)
+    return _checked(lu_factored(a), "torch.linalg.lu_factor_ex", a, check_errors)
 
 
 def _permutation(pivots: torch.Tensor, reverse: bool) -> torch.Tensor:
@@ -331,7 +341,7 @@ def linalg_solve_ex(
 ) -> Any:
     """gesv: A's LU factorization (returned with its pivots and `info`), then getrs; a
     vector B is one column."""
-    if check_errors or not lu_factorable(a) or a.dtype != b.dtype:
+    if not lu_factorable(a) or a.dtype != b.dtype:
         return NotImplemented
     vector = b.dim() == 1 or (b.dim() == a.dim() - 1 and b.shape == a.shape[:-1])
     column = b.unsqueeze(-1) if vector else b
@@ -339,16 +349,17 @@ def linalg_solve_ex(
         return NotImplemented
     lu, pivots, info = lu_factored(a)
     result = _solve_from(lu, pivots, column, left, False)
-    return (result.squeeze(-1) if vector else result), lu, pivots, info
+    found = (result.squeeze(-1) if vector else result), lu, pivots, info
+    return _checked(found, "torch.linalg.solve_ex", a, check_errors)
 
 
 def linalg_inv_ex(a: torch.Tensor, *, check_errors: bool = False) -> Any:
     """The solve against the identity, as eager's inverse is found."""
-    if check_errors or not lu_factorable(a) or _empty(a):
+    if not lu_factorable(a) or _empty(a):
         return NotImplemented
     identity = torch.eye(a.shape[-1], dtype=a.dtype).expand(a.shape)
     result, _, _, info = linalg_solve_ex(a, identity)
-    return result, info
+    return _checked((result, info), "linalg.inv_ex", a, check_errors)
 
 
 def lu_unpack(

@@ -35,7 +35,12 @@ from torch.fx.experimental.symbolic_shapes import (
 from torch.utils import _pytree as pytree
 
 from shlo.errors import FrontendError
-from shlo.frontend.assertions import assertions_as_results, check
+from shlo.frontend.assertions import (
+    assertions_as_results,
+    bare_asserts_with_messages,
+    check,
+    without_effect_tokens,
+)
 from shlo.frontend.composite import has_composites, import_with_composites
 from shlo.frontend.decompositions import (
     DECOMPOSITIONS,
@@ -468,8 +473,10 @@ def _lower(
         try:
             announce("PyTorch's decompositions")
             write_out_before_decomposing(program)
+            bare_asserts_with_messages(program.graph_module)
             number_arithmetic_as_tensor_ops(program.graph_module)
             decomposed = program.run_decompositions(decompositions)
+            without_effect_tokens(decomposed)
             scalar_casts_as_items(decomposed.graph)
             assertions = assertions_as_results(decomposed.graph)
             refuse_complex_to_real(decomposed.graph)
