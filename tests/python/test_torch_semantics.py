@@ -376,15 +376,35 @@ class Norms(torch.nn.Module):
             torch.linalg.vector_norm(x, 1, dtype=torch.float64),
             torch.norm(x, dim=0, keepdim=True),
             torch.linalg.vector_norm(x[:, :1], 2, dim=1),  # of one element: |x|, never inf
+            *(torch.linalg.vector_norm(x[:, :1], p, dim=1) for p in (6, -1, 0.5, math.inf, 0)),
         )
 
 
 def test_one_and_two_norms_are_sums_not_powers() -> None:
     """The 1-norm of a row summing to the float maximum is that maximum, as ATen's sum of
-    |x| gives it; torch-mlir's pow(sum, 1), computed by IREE as exp(log), gave inf."""
+    |x| gives it; torch-mlir's pow(sum, 1), computed by IREE as exp(log), gave inf.  A norm of
+    one element is its |x| for every order but 0, as in ATen (not the power's overflow)."""
     x = torch.tensor([[torch.finfo(torch.float32).max, 1.0, 2.0], [1e-20, -2e-20, 0.0], [0.0] * 3])
     expected = Norms()(x)
     actual = compile_torch(Norms(), (x,))(x)
     assert torch.isfinite(actual[0][0])
     for got, want in zip(actual, expected, strict=True):
         torch.testing.assert_close(got, want)
+
+
+class Addr(torch.nn.Module):
+    def forward(self, x: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> tuple:
+        return torch.addr(x, a, b, beta=0.6, alpha=0.2), torch.addr(x, a, b, beta=0, alpha=0.5)
+
+
+def test_addr_multiplies_as_atens_kernel_does() -> None:
+    """alpha * vec1 first, then vec2: the float maximum times -1.8 and 0.2 is finite (the outer
+    product first overflowed); with beta 0 the NaN in x is not read."""
+    biggest = torch.finfo(torch.float32).max
+    x = torch.tensor([[1.0, math.nan], [2.0, -3.0]])
+    a, b = torch.tensor([biggest, 2.0]), torch.tensor([-1.8, 0.5])
+    expected = Addr()(x, a, b)
+    actual = compile_torch(Addr(), (x, a, b))(x, a, b)
+    assert torch.isfinite(expected[0][0, 0]) and not torch.isnan(expected[1]).any()
+    for got, want in zip(actual, expected, strict=True):
+        torch.testing.assert_close(torch.as_tensor(got), want, equal_nan=True)

@@ -483,6 +483,22 @@ def dropout(x: torch.Tensor, p: float, train: bool | None) -> Any:
     return x * (kept.to(x.dtype) / (1 - p)), kept
 
 
+def addr(
+    x: torch.Tensor, vec1: torch.Tensor, vec2: torch.Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> Any:
+    """ATen's kernel, beta * x + alpha * vec1[i] * vec2[j], its products taken left to right:
+    PyTorch's reference forms the outer product first, which overflows to infinity where
+    alpha * vec1 times vec2 does not.  With beta 0, x is not read (its NaN dropped)."""
+    if not (x.is_floating_point() and x.dtype == vec1.dtype == vec2.dtype):
+        return NotImplemented  # PyTorch's
+    product = (vec1 * alpha).unsqueeze(-1) * vec2
+    return (
+        product.expand(torch.broadcast_shapes(x.shape, product.shape))
+        if beta == 0
+        else (beta * x + product)
+    )
+
+
 def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
     """ATen's binary search, step by step (torch's own decomposition), of a 0-d tensor as of
     its 1-element reshape: torch-mlir counted the boundaries below each value, which differs
@@ -505,6 +521,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.mean.dim: _one_element(aten.mean.dim, averaged_in_f32(aten.mean.dim)),
     aten.mean.default: averaged_in_f32(aten.mean.default),
     aten.bucketize.Tensor: bucketize,
+    aten.addr.default: addr,
     **{
         op: _against_a_float(op)
         for op in (aten.lt.Scalar, aten.le.Scalar, aten.gt.Scalar, aten.ge.Scalar)

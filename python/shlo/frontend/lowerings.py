@@ -203,15 +203,16 @@ def vector_norm(
         return aten.linalg_vector_norm.default(torch.abs(x), ord, dim, keepdim)
     if x.dim() == 0:
         return aten.linalg_vector_norm.default(x.reshape(1), ord, None, False, dtype=dtype)
-    if not x.is_floating_point() or ord not in (1, 2) or not x.numel():
+    dims = list(dim) if dim else list(range(x.dim()))
+    alone = math.prod(x.shape[d] for d in dims) == 1 and ord != 0
+    if not x.is_floating_point() or not (ord in (1, 2) or alone) or not x.numel():
         return NotImplemented  # lowered as it is
     # ATen sums |x| (the 1-norm) and x * x (the 2-norm, then its square root) in x's dtype,
-    # and of one element reduced gives its |x| (3e38, not inf); torch-mlir's pow(sum, 1 / ord)
-    # came out inf for a 1-norm of 3.4e38 and is a few ulps off elsewhere (IREE's pow is
-    # exp(log))
+    # and of one element reduced gives its |x| for every order but 0 (3e38, not the inf of
+    # its power); torch-mlir's pow(sum, 1 / ord) came out inf for a 1-norm of 3.4e38 and is a
+    # few ulps off elsewhere (IREE's pow is exp(log))
     x = x if dtype is None else x.to(dtype)
-    dims = list(dim) if dim else list(range(x.dim()))
-    if ord == 1 or math.prod(x.shape[d] for d in dims) == 1:
+    if ord == 1 or alone:
         return torch.sum(torch.abs(x), dims, keepdim)
     return torch.sqrt(torch.sum(x * x, dims, keepdim))
 
