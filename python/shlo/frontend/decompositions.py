@@ -492,11 +492,7 @@ def addr(
     if not (x.is_floating_point() and x.dtype == vec1.dtype == vec2.dtype):
         return NotImplemented  # PyTorch's
     product = (vec1 * alpha).unsqueeze(-1) * vec2
-    return (
-        product.expand(torch.broadcast_shapes(x.shape, product.shape))
-        if beta == 0
-        else (beta * x + product)
-    )
+    return product if beta == 0 else beta * x + product  # x broadcasts to the product's shape
 
 
 def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
