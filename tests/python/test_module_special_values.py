@@ -119,3 +119,32 @@ class Both(torch.nn.Module):
 
     def forward(self, x1: torch.Tensor, x2: torch.Tensor) -> tuple[torch.Tensor]:
         return (self.module(x1, x2),)
+
+
+class BatchNorms(torch.nn.Module):
+    """Batch norm in training and in evaluation, instance norm (batch statistics of each
+    instance), with parameters and running statistics holding infinities and NaN."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.tensor([INF, -INF, NAN, 2.0]), requires_grad=False)
+        self.bias = torch.nn.Parameter(torch.tensor([-INF, 0.0, 1.0, MAX]), requires_grad=False)
+        self.register_buffer("mean", torch.tensor([0.5, INF, -1.0, NAN]))
+        self.register_buffer("var", torch.tensor([1.0, 2.0, INF, 0.5]))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        w, b = self.weight, self.bias
+        return (
+            F.batch_norm(x, self.mean.clone(), self.var.clone(), w, b, training=True),
+            F.batch_norm(x, self.mean, self.var, w, b, training=False),
+            F.instance_norm(x, weight=w, bias=b),
+        )
+
+
+def test_batch_norms_scale_and_shift_as_eager() -> None:
+    # ATen normalizes as x * alpha + beta (alpha = invstd * weight, beta = bias - mean *
+    # alpha): an infinite weight makes every element inf - inf or an infinity, where PyTorch's
+    # (x - mean) * invstd * weight + bias gave an infinity or NaN elsewhere
+    x = torch.randn(3, 4, 5, generator=torch.Generator().manual_seed(1))
+    x[0, 3, 1] = MAX
+    _assert_as_eager(BatchNorms(), x)

@@ -10,9 +10,13 @@ decomposition keeps every statistic in float32 and normalizes as
 `(x - mean) * invstd * weight + bias`, which set most float16 outputs a unit or two in the last
 place apart from eager's, and whole bfloat16 channels where a stored statistic rounds the other
 way.  Eager's float32 sums are not exact either: over millions of elements per channel, a
-stored statistic may still round the other way than eager's.  float32 and float64 inputs go
-through PyTorch's decomposition.  The running statistics are updated in float32 from the stored
-ones and rounded once (eager rounds each step).
+stored statistic may still round the other way than eager's.  The running statistics are
+updated in float32 from the stored ones and rounded once (eager rounds each step).
+
+float32 and float64 inputs, in training and in evaluation (`invstd` from the running
+variance), take the same `x * alpha + beta`: PyTorch's form differs from eager's wherever a
+statistic or parameter is infinite or NaN (an infinite weight times a zero `x - mean` is NaN
+in one and not the other).
 
 Layer and group normalization of float32 and float64 take each row's statistics as ATen's
 `RowwiseMoments` does: Welford's update over the vector lanes, then the lanes combined.  Its
@@ -41,6 +45,7 @@ from torch._decomp import decomposition_table
 aten = torch.ops.aten
 
 _REDUCED = (torch.float16, torch.bfloat16)
+_WELFORD = (torch.float32, torch.float64)
 
 
 def _in(dtype: torch.dtype, value: torch.Tensor) -> torch.Tensor:
@@ -57,17 +62,65 @@ def _count(count: int, dtype: torch.dtype) -> float:
     return float(struct.unpack("<f", struct.pack("<I", bits))[0])
 
 
+def _transformed(
+    x: torch.Tensor,
+    mean: torch.Tensor,
+    invstd: torch.Tensor,
+    weight: torch.Tensor | None,
+    bias: torch.Tensor | None,
+) -> torch.Tensor:
+    """ATen's `x * alpha + beta`, per channel `alpha = invstd * weight` and
+    `beta = bias - mean * alpha` (a missing bias is 0), all in `x`'s dtype."""
+    shape = [1, -1] + [1] * (x.dim() - 2)
+    alpha = invstd if weight is None else invstd * weight.to(x.dtype)
+    beta = (0 if bias is None else bias.to(x.dtype)) - mean * alpha
+    return x * alpha.reshape(shape) + beta.reshape(shape)
+
+
+def _wide_statistics(
+    x: torch.Tensor,
+    running: tuple[torch.Tensor | None, torch.Tensor | None],
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor | None, torch.Tensor | None]]:
+    """The mean and invstd that normalize a float32 or float64 input, as eager computes them
+    (batch statistics in two passes in training, the running ones else), and the running
+    statistics after."""
+    running_mean, running_var = running
+    if not training:
+        assert running_mean is not None and running_var is not None  # ATen requires them
+        return running_mean, 1 / torch.sqrt(running_var + eps), running
+    dims = [0, *range(2, x.dim())]
+    count = x.numel() // x.shape[1]
+    mean = x.mean(dims)
+    var_sum = torch.square(x - mean.reshape([1, -1] + [1] * (x.dim() - 2))).sum(dims)
+    if running_mean is not None:
+        running_mean = momentum * mean + (1 - momentum) * running_mean
+    if running_var is not None:
+        running_var = momentum * (var_sum / (count - 1)) + (1 - momentum) * running_var
+    return mean, 1 / torch.sqrt(var_sum / count + eps), (running_mean, running_var)
+
+
 def _as_eager(
     x: torch.Tensor,
     weight: torch.Tensor | None,
     bias: torch.Tensor | None,
     running: tuple[torch.Tensor | None, torch.Tensor | None],
+    training: bool,
     momentum: float,
     eps: float,
 ) -> Any:
-    """(output, mean, invstd, new running mean, new running var) as eager computes them, or
-    NotImplemented for an input of 32 or 64 bits."""
-    if x.dtype not in _REDUCED:
+    """(output, mean, invstd, new running mean, new running var) as eager computes them (in
+    evaluation the mean and invstd are empty, as eager's), or NotImplemented for a 16-bit
+    input in evaluation."""
+    if x.dtype in _WELFORD:
+        mean, invstd, running = _wide_statistics(x, running, training, momentum, eps)
+        out = _transformed(x, mean, invstd, weight, bias)
+        if not training:
+            mean = invstd = x.new_zeros((0,))
+        return out, mean, invstd, *running
+    if not training or x.dtype not in _REDUCED:
         return NotImplemented
     # ATen's parameters are all of one dtype, else it refuses them
     dtype = next((p.dtype for p in (weight, bias, *running) if p is not None), x.dtype)
@@ -80,9 +133,7 @@ def _as_eager(
     var_sum = _in(sums, torch.square(wide - mean.reshape(shape)).sum(dims))
     mean = _in(dtype, mean)
     invstd = _in(dtype, 1 / torch.sqrt(_in(sums, var_sum / _count(count, sums)) + eps))
-    alpha = invstd if weight is None else invstd * weight.float()
-    beta = -mean * alpha if bias is None else bias.float() - mean * alpha
-    out = (wide * alpha.reshape(shape) + beta.reshape(shape)).to(x.dtype)
+    out = _transformed(wide, mean, invstd, weight, bias).to(x.dtype)
     running_mean, running_var = running
     if running_mean is not None:
         running_mean = (momentum * mean + (1 - momentum) * running_mean.float()).to(dtype)
@@ -102,19 +153,52 @@ def legit_functional(
     momentum: float,
     eps: float,
 ) -> Any:
-    if not training:
-        return NotImplemented
-    return _as_eager(x, weight, bias, (running_mean, running_var), momentum, eps)
+    return _as_eager(x, weight, bias, (running_mean, running_var), training, momentum, eps)
 
 
 def legit(*args: Any) -> Any:
-    """`legit_functional`, the running statistics (arguments 3 and 4) updated in place."""
+    """`legit_functional`, the running statistics (arguments 3 and 4) updated in place in
+    training (argument 5); evaluation leaves them as they are."""
     result = legit_functional(*args)
     if result is NotImplemented:
         return result
-    args[3].copy_(result[3])
-    args[4].copy_(result[4])
+    if args[5]:
+        args[3].copy_(result[3])
+        args[4].copy_(result[4])
     return result[:3]
+
+
+def _reserve() -> torch.Tensor:
+    """The reserve tensor of the `_batch_norm_*_update` ops: empty on the CPU."""
+    return torch.empty(0, dtype=torch.uint8)
+
+
+def with_update_functional(*args: Any) -> Any:
+    """`_batch_norm_with_update_functional` (input, weight, bias, running mean and variance,
+    momentum, eps): training, as `legit_functional`."""
+    x, weight, bias, running_mean, running_var, momentum, eps = args
+    result = legit_functional(x, weight, bias, running_mean, running_var, True, momentum, eps)
+    if result is NotImplemented:
+        return result
+    out, mean, invstd, new_mean, new_var = result
+    return out, mean, invstd, _reserve(), new_mean, new_var
+
+
+def with_update(*args: Any) -> Any:
+    """`_batch_norm_with_update`: the running statistics (arguments 3 and 4) updated in place."""
+    result = with_update_functional(*args)
+    if result is NotImplemented:
+        return result
+    args[3].copy_(result[4])
+    args[4].copy_(result[5])
+    return result[:4]
+
+
+def no_update(*args: Any) -> Any:
+    """`_batch_norm_no_update` (the same arguments): evaluation, as `legit_functional`."""
+    x, weight, bias, running_mean, running_var, momentum, eps = args
+    result = legit_functional(x, weight, bias, running_mean, running_var, False, momentum, eps)
+    return result if result is NotImplemented else (*result[:3], _reserve())
 
 
 def legit_no_stats(
@@ -125,11 +209,8 @@ def legit_no_stats(
     momentum: float,
     eps: float,
 ) -> Any:
-    result = _as_eager(x, weight, bias, (None, None), momentum, eps)
+    result = _as_eager(x, weight, bias, (None, None), True, momentum, eps)
     return result if result is NotImplemented else result[:3]
-
-
-_WELFORD = (torch.float32, torch.float64)
 
 
 def _lanes(dtype: torch.dtype) -> int:
@@ -261,6 +342,9 @@ _WRITTEN_OUT: dict[Any, Callable[..., Any]] = {
     aten._native_batch_norm_legit_functional.default: legit_functional,
     aten._native_batch_norm_legit.default: legit,
     aten._native_batch_norm_legit.no_stats: legit_no_stats,
+    aten._batch_norm_with_update_functional.default: with_update_functional,
+    aten._batch_norm_with_update.default: with_update,
+    aten._batch_norm_no_update.default: no_update,
     aten.native_layer_norm.default: layer_norm,
     aten.native_group_norm.default: group_norm,
 }
