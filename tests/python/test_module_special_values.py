@@ -148,3 +148,18 @@ def test_batch_norms_scale_and_shift_as_eager() -> None:
     x = torch.randn(3, 4, 5, generator=torch.Generator().manual_seed(1))
     x[0, 3, 1] = MAX
     _assert_as_eager(BatchNorms(), x)
+
+
+class EmptyGroupNorms(torch.nn.Module):
+    """native_group_norm's output, mean and rstd of an empty batch and of empty groups."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        w, b = torch.ones(4), torch.zeros(4)
+        empty_batch = torch.ops.aten.native_group_norm(x, w, b, 0, 4, 1, 2, 1e-5)
+        empty_groups = torch.ops.aten.native_group_norm(y, w, b, 2, 4, 0, 2, 1e-5)
+        return (*empty_batch, *empty_groups)
+
+
+def test_group_norm_of_empty_inputs_as_eager() -> None:
+    # eager: the statistics of an empty group are a mean of 0 and an rstd of NaN
+    _assert_as_eager(EmptyGroupNorms(), torch.randn(0, 4), torch.randn(2, 4, 0))

@@ -310,9 +310,13 @@ def group_norm(
     eps: float,
 ) -> Any:
     """aten.native_group_norm as ATen's CPU kernel computes it (contiguous input), for float32
-    and float64."""
-    if x.dtype not in _WELFORD or not x.numel():
+    and float64; of an empty input, the mean 0 and rstd NaN of each group (none for an empty
+    batch) as eager gives them."""
+    if x.dtype not in _WELFORD:
         return NotImplemented
+    if not x.numel():
+        statistics = torch.zeros(batch, groups, dtype=x.dtype)
+        return x.clone(), statistics, statistics + torch.nan
     mean, var = _moments(x.reshape(batch, groups, -1))
     rstd = 1 / torch.sqrt(torch.clamp_min(var, 0) + eps)
     # per channel: scale = rstd * weight, shift = bias - scale * mean
