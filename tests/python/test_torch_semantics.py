@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from shlo.api import compile_torch
@@ -408,3 +409,24 @@ def test_addr_multiplies_as_atens_kernel_does() -> None:
     assert torch.isfinite(expected[0][0, 0]) and not torch.isnan(expected[1]).any()
     for got, want in zip(actual, expected, strict=True):
         torch.testing.assert_close(torch.as_tensor(got), want, equal_nan=True)
+
+
+class SoftmaxBackward(torch.nn.Module):
+    def forward(self, grad: torch.Tensor, output: torch.Tensor) -> tuple:
+        backward = torch.ops.aten._softmax_backward_data
+        return backward(grad, output, 0, grad.dtype), backward(grad, output, 1, grad.dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_softmax_backward_multiplies_the_difference(dtype: torch.dtype) -> None:
+    """output * (grad - sum(grad * output)), as ATen's kernel (in float32 for float16): the
+    float maximum times a finite difference from an infinite sum is an infinity, where
+    PyTorch's output * grad - output * sum is inf - inf."""
+    grad = torch.tensor([[-0.87, 2.0, 0.5], [-2.98, 1.0, 0.25], [-1.46, -3.0, 1.5]], dtype=dtype)
+    output = torch.tensor([[0.05, 0.25, 0.5], [1e-4, 0.75, 0.125], [0.0, 0.5, 0.5]], dtype=dtype)
+    output[2, 0] = torch.finfo(dtype).max
+    expected = SoftmaxBackward()(grad, output)
+    actual = compile_torch(SoftmaxBackward(), (grad, output))(grad, output)
+    assert torch.isinf(expected[0][2, 0])
+    for got, want in zip(actual, expected, strict=True):
+        torch.testing.assert_close(torch.as_tensor(got), want, equal_nan=True, rtol=0, atol=0)

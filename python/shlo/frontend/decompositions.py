@@ -495,6 +495,16 @@ def addr(
     return product if beta == 0 else beta * x + product  # x broadcasts to the product's shape
 
 
+def softmax_backward_data(
+    grad: torch.Tensor, output: torch.Tensor, dim: int, input_dtype: torch.dtype
+) -> torch.Tensor:
+    """ATen's kernel, output * (grad - sum(grad * output)): PyTorch's reference subtracts the
+    two products, grad * output - output * sum, which is inf - inf where the kernel's
+    difference times the output is an infinity."""
+    found = output * (grad - torch.sum(grad * output, dim, keepdim=True))
+    return found.to(input_dtype)
+
+
 def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
     """ATen's binary search, step by step (torch's own decomposition), of a 0-d tensor as of
     its 1-element reshape: torch-mlir counted the boundaries below each value, which differs
@@ -518,6 +528,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.mean.default: averaged_in_f32(aten.mean.default),
     aten.bucketize.Tensor: bucketize,
     aten.addr.default: addr,
+    aten._softmax_backward_data.default: softmax_backward_data,
     **{
         op: _against_a_float(op)
         for op in (aten.lt.Scalar, aten.le.Scalar, aten.gt.Scalar, aten.ge.Scalar)

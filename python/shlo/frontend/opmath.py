@@ -33,6 +33,8 @@ ACCUMULATING = (
     aten.logsumexp.default,
     aten.sum.dim_IntList,
     aten.mean.dim,
+    aten._softmax_backward_data.default,
+    aten._log_softmax_backward_data.default,
 )
 # Pointwise ops whose answer is defined by the 16-bit type itself.
 OWN_TYPE = (aten.nextafter.default, aten.frexp.Tensor)
