@@ -75,6 +75,25 @@ def test_bucketize_searches_as_aten_does_through_nan() -> None:
     )
 
 
+def test_searchsorted_searches_rows_as_aten_does() -> None:
+    """Each row of a 2-d sequence (unsorted and NaN rows too) searched for its own values, from
+    either side, through a sorter, and for a number."""
+    sequence = torch.tensor([[0.0, 1.0, 2.0, 3.0], [3.0, 1.0, NAN, 0.5], [-INF, 0.0, 0.0, INF]])
+    values = torch.tensor([[1.0, 2.5, NAN], [0.5, 3.0, -1.0], [0.0, INF, -INF]])
+    sorter = sequence.argsort(-1)
+
+    def fn(s: torch.Tensor, v: torch.Tensor, order: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return (
+            torch.searchsorted(s, v),
+            torch.searchsorted(s, v, side="right", out_int32=True),
+            torch.searchsorted(s, v, sorter=order),
+            torch.searchsorted(s[0], 1.5, right=True),
+            torch.searchsorted(s[0], v),
+        )
+
+    _assert_as_eager(fn, sequence, values, sorter)
+
+
 def test_fmod_and_remainder_are_exact_past_the_significand_and_by_infinity() -> None:
     """C's fmod: exact for any quotient, the dividend itself for an infinite divisor."""
     dividend = torch.tensor([3.0e38, -0.0, 5.0, -(2.0**31), 1e10, 7.5, NAN, INF])

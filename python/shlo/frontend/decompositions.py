@@ -57,7 +57,6 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
-from torch._decomp import decomposition_table
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
@@ -505,13 +504,49 @@ def softmax_backward_data(
     return found.to(input_dtype)
 
 
-def bucketize(x: torch.Tensor, boundaries: torch.Tensor, **kwargs: Any) -> torch.Tensor:
-    """ATen's binary search, step by step (torch's own decomposition), of a 0-d tensor as of
-    its 1-element reshape: torch-mlir counted the boundaries below each value, which differs
-    where a boundary or the value is NaN or the boundaries are unsorted."""
-    search = decomposition_table[aten.bucketize.Tensor]
-    found: torch.Tensor = search(x.reshape(-1) if x.dim() == 0 else x, boundaries, **kwargs)
-    return found.reshape(x.shape)
+def _bound(boundaries: torch.Tensor, values: torch.Tensor, right: bool) -> torch.Tensor:
+    """ATen's binary search (`cus_lower_bound`, `cus_upper_bound`) of each value in the last
+    dimension of `boundaries` (1-d, or one row per leading index of `values`), every element
+    stepping through the same midpoints as ATen's loop, so that NaN and unsorted boundaries
+    give eager's index."""
+    count = boundaries.shape[-1]
+    flat = values.reshape(1) if values.dim() == 0 else values
+    start = torch.zeros(flat.shape, dtype=torch.int64)
+    end = start + count
+    for _ in range(math.ceil(math.log2(count + 1))):
+        searching = start < end
+        mid = torch.where(searching, start + (end - start) // 2, 0)
+        found = boundaries[mid] if boundaries.dim() == 1 else torch.gather(boundaries, -1, mid)
+        after = ~(found > flat) if right else ~(found >= flat)
+        start = torch.where(searching & after, mid + 1, start)
+        end = torch.where(searching & ~after, mid, end)
+    return start.reshape(values.shape)
+
+
+def bucketize(
+    x: torch.Tensor, boundaries: torch.Tensor, *, out_int32: bool = False, right: bool = False
+) -> torch.Tensor:
+    """ATen's search (torch-mlir counted the boundaries below each value, which differs where
+    a boundary or the value is NaN or the boundaries are unsorted)."""
+    return _bound(boundaries, x, right).to(torch.int32 if out_int32 else torch.int64)
+
+
+def searchsorted(
+    sequence: torch.Tensor,
+    values: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """ATen's search in a sorted sequence (1-d, or a row per leading index of `values`), read
+    through `sorter` where given."""
+    if not isinstance(values, torch.Tensor):  # of the type the two promote to, as in ATen
+        values = torch.full((), values, dtype=torch.result_type(sequence, values))
+    boundaries = sequence if sorter is None else torch.gather(sequence, -1, sorter)
+    found = _bound(boundaries, values, right or side == "right")
+    return found.to(torch.int32 if out_int32 else torch.int64)
 
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
@@ -527,6 +562,8 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.mean.dim: _one_element(aten.mean.dim, averaged_in_f32(aten.mean.dim)),
     aten.mean.default: averaged_in_f32(aten.mean.default),
     aten.bucketize.Tensor: bucketize,
+    aten.searchsorted.Tensor: searchsorted,
+    aten.searchsorted.Scalar: searchsorted,
     aten.addr.default: addr,
     aten._softmax_backward_data.default: softmax_backward_data,
     **{
