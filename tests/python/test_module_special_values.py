@@ -163,3 +163,29 @@ class EmptyGroupNorms(torch.nn.Module):
 def test_group_norm_of_empty_inputs_as_eager() -> None:
     # eager: the statistics of an empty group are a mean of 0 and an rstd of NaN
     _assert_as_eager(EmptyGroupNorms(), torch.randn(0, 4), torch.randn(2, 4, 0))
+
+
+class Distances(torch.nn.Module):
+    """cdist and pdist of every order; the 2-norm of many rows, and by matrix product."""
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple:
+        orders = (0.0, 1.0, 2.0, 3.0, INF)
+        return (
+            *(torch.cdist(a, b, p) for p in orders),
+            *(F.pdist(a[1], p) for p in orders),
+            torch.cdist(c, c[:4] * 2 + 1),  # apart: the product form cancels near 0
+            torch.cdist(a[0], b[0], compute_mode="use_mm_for_euclid_dist"),
+        )
+
+
+def test_distances_take_atens_norms_through_nan_and_infinity() -> None:
+    """cdist and pdist of every order on rows holding NaN and infinities: the largest of cdist
+    leaves a NaN difference out and pdist's keeps it, 0 counts differences (NaN for a NaN);
+    past 25 rows the 2-norm is ATen's matrix product."""
+    x = torch.randn(2, 4, 3, generator=torch.Generator().manual_seed(2))
+    x[0, 1, 2], x[1, 0, 0], x[1, 3, 1] = NAN, INF, -INF
+    y = torch.randn(2, 5, 3, generator=torch.Generator().manual_seed(3))
+    y[0, 2, 1] = NAN
+    many = torch.randn(30, 3, generator=torch.Generator().manual_seed(4))
+
+    _assert_as_eager(Distances(), x, y, many)

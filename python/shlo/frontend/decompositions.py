@@ -57,6 +57,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+from torch._decomp import decomposition_table
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
@@ -504,6 +505,43 @@ def softmax_backward_data(
     return found.to(input_dtype)
 
 
+def _norms(d: torch.Tensor, p: float, largest: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    """ATen's p-norms of the last dimension of `d` (differences' magnitudes): 0 the count of
+    nonzero ones (NaN where one is NaN, as ATen's min(ceil(d), 1)), infinity by `largest`."""
+    if p == 0:
+        return torch.clamp_max(torch.ceil(d), 1).sum(-1)
+    if p == 1 or not d.numel():
+        return d.sum(-1)
+    if p == 2:
+        return torch.sqrt(torch.square(d).sum(-1))
+    if math.isinf(p):
+        return largest(d)
+    return torch.pow(torch.pow(d, p).sum(-1), 1 / p)
+
+
+def cdist_forward(x1: torch.Tensor, x2: torch.Tensor, p: float, mode: int | None) -> Any:
+    """ATen's `_cdist_forward`: the 2-norm of rows past 25 (or always, `mode` 1; never, 2) as
+    its matrix product of padded rows (PyTorch's `_euclidean_dist`), any other as the norm of
+    each pair's |x1 - x2|, whose largest leaves a NaN difference out as ATen's scalar max does;
+    empty rows give zeros."""
+    if not x1.is_floating_point():
+        return NotImplemented  # torch-mlir's
+    if p == 2 and (mode == 1 or (mode in (0, None) and max(x1.shape[-2], x2.shape[-2]) > 25)):
+        return decomposition_table[aten._euclidean_dist.default](x1, x2)
+    d = torch.abs(x1.unsqueeze(-2) - x2.unsqueeze(-3))
+    return _norms(d, p, lambda d: torch.where(torch.isnan(d), 0, d).amax(-1))
+
+
+def pdist_forward(x: torch.Tensor, p: float = 2) -> Any:
+    """ATen's `_pdist_forward`: the norm of each pair of rows i < j, in that order, whose
+    largest keeps a NaN (its vectorized max does)."""
+    if not x.is_floating_point():
+        return NotImplemented  # torch-mlir's
+    rows, columns = torch.triu_indices(x.shape[0], x.shape[0], 1)
+    d = torch.abs(x[rows] - x[columns])
+    return _norms(d, p, lambda d: d.amax(-1))
+
+
 def _bound(boundaries: torch.Tensor, values: torch.Tensor, right: bool) -> torch.Tensor:
     """ATen's binary search (`cus_lower_bound`, `cus_upper_bound`) of each value in the last
     dimension of `boundaries` (1-d, or one row per leading index of `values`), every element
@@ -564,6 +602,8 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.bucketize.Tensor: bucketize,
     aten.searchsorted.Tensor: searchsorted,
     aten.searchsorted.Scalar: searchsorted,
+    aten._cdist_forward.default: cdist_forward,
+    aten._pdist_forward.default: pdist_forward,
     aten.addr.default: addr,
     aten._softmax_backward_data.default: softmax_backward_data,
     **{
