@@ -275,3 +275,20 @@ def test_an_op_of_a_function_is_placed_in_that_function() -> None:
         import_model(_bags, args)
     line = _bags.__code__.co_firstlineno
     assert f"torch.aten.embedding_bag.padding_idx (at {__file__}:{line})" in str(raised.value)
+
+
+class _Empties(torch.nn.Module):
+    """Ops whose results have no elements, and a sum of one (zeros)."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        patches = torch.nn.functional.unfold(x, 2, padding=1)
+        return patches, y.repeat(0, 2), torch.tile(y, (2, 0)), patches.sum(-1) + 1
+
+
+def test_results_without_elements_are_known_from_their_shape() -> None:
+    x, y = torch.randn(0, 2, 4, 4), torch.randn(3, 4)
+    expected = _Empties()(x, y)
+    actual = compile_torch(_Empties(), (x, y))(x, y)
+    for got, want in zip(actual, expected, strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        torch.testing.assert_close(torch.as_tensor(got), want)

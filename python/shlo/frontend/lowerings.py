@@ -49,6 +49,10 @@ computes them, so the module stays StableHLO from end to end:
 `float(t)`, `int(t)` and `t.item()` of a one-element tensor of any rank read it as the 0-d
 tensor it reshapes to (torch-mlir lowers the read of a 0-d tensor only).
 
+A result with no elements is known from its shape alone: `empty_results_as_constants` puts an
+`empty` of that shape and dtype in place of the op that computes it (torch-mlir failed to lower
+`unfold`, `repeat`, `tile` and `stack` of empty tensors).
+
 `float(n)` of an integer that came from a tensor (`float(int(t))`), as TorchDynamo traces it
 (`torch.sym_float`), has no import in torch-mlir; `scalar_casts_as_items` makes it
 `aten.Float.Scalar`, which torch-mlir imports and lowers.
@@ -508,3 +512,25 @@ def scalar_casts_as_items(graph: torch.fx.Graph) -> None:
     for node in graph.nodes:
         if node.op == "call_function" and node.target is torch.sym_float:
             node.target = aten.Float.Scalar
+
+
+def empty_results_as_constants(graph: torch.fx.Graph) -> None:
+    """Replace, in place, each op's result that has no elements (its shape known) by an
+    `empty` of its shape and dtype; ops left without users are erased."""
+    for node in list(graph.nodes):
+        value = node.meta.get("val")
+        if (
+            node.op != "call_function"
+            or not isinstance(value, torch.Tensor)
+            or not all(isinstance(size, int) for size in value.shape)
+            or value.numel() != 0
+            or node.target is aten.empty.memory_format
+        ):
+            continue
+        with graph.inserting_before(node):
+            empty = graph.call_function(
+                aten.empty.memory_format, (list(value.shape),), {"dtype": value.dtype}
+            )
+        empty.meta["val"] = value
+        node.replace_all_uses_with(empty)
+    graph.eliminate_dead_code()

@@ -58,6 +58,7 @@ from shlo.frontend.fx_importer import (
 )
 from shlo.frontend.lowerings import (
     MISSING_LOWERINGS,
+    empty_results_as_constants,
     scalar_casts_as_items,
     write_out_before_decomposing,
 )
@@ -478,6 +479,7 @@ def _lower(
             decomposed = program.run_decompositions(decompositions)
             without_effect_tokens(decomposed)
             scalar_casts_as_items(decomposed.graph)
+            empty_results_as_constants(decomposed.graph)
             assertions = assertions_as_results(decomposed.graph)
             refuse_complex_to_real(decomposed.graph)
             _refuse_data_dependent_shapes(decomposed)
