@@ -4,6 +4,7 @@ that still cannot lower is named, not the constant that happens to precede it.""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import pytest
@@ -292,3 +293,19 @@ def test_results_without_elements_are_known_from_their_shape() -> None:
     for got, want in zip(actual, expected, strict=True):
         assert got.shape == want.shape and got.dtype == want.dtype
         torch.testing.assert_close(torch.as_tensor(got), want)
+
+
+class _Broadcast(torch.nn.Module):
+    """fmin, fmax and clamps by a tensor, of operands whose shapes differ."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return torch.fmax(x, y), torch.fmin(y, x), x.clamp_min(y), y.clamp_max(x[0])
+
+
+def test_binary_ops_broadcast_their_operands() -> None:
+    x = torch.tensor([[1.0, math.nan, -2.0], [4.0, 0.5, math.nan]])
+    y = torch.tensor([[0.0], [math.nan]])
+    expected = _Broadcast()(x, y)
+    actual = compile_torch(_Broadcast(), (x, y))(x, y)
+    for got, want in zip(actual, expected, strict=True):
+        torch.testing.assert_close(torch.as_tensor(got), want, equal_nan=True)

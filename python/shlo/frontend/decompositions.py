@@ -325,6 +325,23 @@ _ALONG_THE_ONE_DIMENSION = (
 )  # fmt: skip
 
 
+# Binary ops whose operands torch-mlir does not broadcast (a type inference error, or an abort,
+# where their shapes differ).
+_UNBROADCAST = (aten.fmin.default, aten.fmax.default, aten.clamp_min.Tensor, aten.clamp_max.Tensor)
+
+
+def _broadcast_first(op: Any) -> Callable[..., Any]:
+    """`op` of its two tensors expanded to their common shape first."""
+
+    def run(a: torch.Tensor, b: torch.Tensor) -> Any:
+        shape = torch.Size(torch.broadcast_shapes(a.shape, b.shape))  # type: ignore[no-untyped-call]
+        if a.shape == b.shape == shape:
+            return NotImplemented  # lowered as it is
+        return op(a.expand(shape), b.expand(shape))
+
+    return run
+
+
 def _one_element(op: Any, otherwise: Callable[..., Any]) -> Callable[..., Any]:
     """`op` of 0-d tensors only as `op` of their 1-element reshape, each result reshaped back
     to 0-d (what eager returns, `keepdim` or not); of any other tensors (`minimum` of a 0-d
@@ -593,6 +610,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.embedding.default: embedding_forward,
     **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},
     **{op: _one_element(op, _widened(op)) for op in _UNSIGNED_ORDER},
+    **{op: _broadcast_first(op) for op in _UNBROADCAST},
     **{op: _one_element(op, of_truth_values(op)) for op in TRUTH_REDUCTIONS},
     aten.copysign.Tensor: copysign,
     aten.copysign.Scalar: copysign,
