@@ -31,6 +31,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-jax-platform": "jax_platform",
     "shlo-jax-scatter-dims": "jax_scatter_dims",
     "shlo-jax-shape-assertions": "jax_shape_assertions",
+    "shlo-narrow-scatter-indices": "narrow_scatter_indices",
     "shlo-narrow-sort-indices": "narrow_sort_indices",
     "shlo-op-stats": "op_stats",
     "shlo-own-f64-converts": "own_f64_converts",

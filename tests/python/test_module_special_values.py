@@ -189,3 +189,40 @@ def test_distances_take_atens_norms_through_nan_and_infinity() -> None:
     many = torch.randn(30, 3, generator=torch.Generator().manual_seed(4))
 
     _assert_as_eager(Distances(), x, y, many)
+
+
+class EmbeddingBags(torch.nn.Module):
+    """Sums and means of bags by offsets (an empty bag among them), of rows of a 2-d input,
+    with a padding index counted from the end, weighted per sample, and with indices past the
+    last offset (which ATen's fast kernel leaves out and its other one adds in)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(10, 4), requires_grad=False)
+
+    def forward(
+        self, indices: torch.Tensor, offsets: torch.Tensor, weights: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        w = self.weight
+        return (
+            F.embedding_bag(indices, w, offsets, mode="sum"),
+            F.embedding_bag(indices, w, offsets, mode="mean", padding_idx=-1),
+            F.embedding_bag(indices.reshape(2, 4), w, mode="mean", padding_idx=3),
+            F.embedding_bag(
+                indices, w, offsets, mode="sum", per_sample_weights=weights, padding_idx=2
+            ),
+            F.embedding_bag(indices, w, offsets, mode="sum", include_last_offset=True),
+            F.embedding_bag(indices, w, offsets, mode="mean", include_last_offset=True),
+            F.embedding_bag(indices, w.double(), offsets, mode="sum", include_last_offset=True),
+            F.embedding_bag(
+                indices, w.half(), offsets, mode="sum", per_sample_weights=weights.half()
+            ),
+        )
+
+
+def test_embedding_bags_add_up_as_eager() -> None:
+    # the float16 bag's products pass its maximum: ATen scales and adds in float32
+    indices, offsets = torch.tensor([9, 2, 3, 3, 0, 2, 9, 1]), torch.tensor([0, 3, 3, 6])
+    weights = torch.tensor([1.0, -2.0, 0.5, 60000.0, 3.0, 1.5, -0.25, 2.0])
+    torch.manual_seed(5)
+    _assert_as_eager(EmbeddingBags(), indices, offsets, weights)

@@ -155,3 +155,19 @@ def test_put_by_integers_and_mask_matches_eager() -> None:
         _assert_matches(compiled(x, rows, mask, values), PutByRowsAndMask()(x, rows, mask, values))
     with pytest.raises(AssertionFailed):  # 2 true elements do not broadcast with 3 rows
         compiled(x, rows, torch.tensor([True, True, False, False, False]), values)
+
+
+class _MeanByDestination(torch.nn.Module):
+    """A graph network's aggregation: the messages and their count added up by one index."""
+
+    def forward(self, messages: torch.Tensor, destination: torch.Tensor) -> torch.Tensor:
+        sums = torch.zeros(5, messages.shape[1]).index_add(0, destination, messages)
+        counts = torch.zeros(5, 1).index_add(0, destination, torch.ones(len(destination), 1))
+        return sums / counts.clamp_min(1)
+
+
+def test_two_index_adds_by_one_index_match_eager() -> None:
+    messages, destination = torch.randn(8, 3), torch.tensor([4, 0, 0, 2, 4, 4, 1, 0])
+    expected = _MeanByDestination()(messages, destination)
+    actual = compile_torch(_MeanByDestination(), (messages, destination))(messages, destination)
+    torch.testing.assert_close(torch.as_tensor(actual), expected)

@@ -24,6 +24,7 @@ IREE_PREPARE = (
     "shlo-top-k-as-sort",
     "shlo-stable-sort",
     "shlo-narrow-sort-indices",
+    "shlo-narrow-scatter-indices",
     "shlo-own-sort-operands",
     "shlo-boolean-add-as-or",
     "shlo-unsigned-shift-right-logical",

@@ -559,6 +559,69 @@ def pdist_forward(x: torch.Tensor, p: float = 2) -> Any:
     return _norms(d, p, lambda d: d.amax(-1))
 
 
+def embedding_bag(
+    weight: torch.Tensor,
+    indices: torch.Tensor,
+    offsets: torch.Tensor,
+    scale_grad_by_freq: bool = False,
+    mode: int = 0,
+    sparse: bool = False,
+    per_sample_weights: torch.Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> Any:
+    """ATen's `_embedding_bag` in sum (0) and mean (1) modes: each bag's rows (scaled by
+    `per_sample_weights`; 16-bit ones in float32), those of `padding_idx` left out, added up
+    or averaged (an empty bag is zeros).  With `include_last_offset`, ATen's two kernels
+    differ and so does this: its fast one (float32 and 16-bit weights, no padding) ends the
+    last bag at the last offset and still divides a mean by the count of indices from the
+    bag's start to the end; the other runs the last bag to the end.  The other results as
+    ATen gives them: each index's bag (none on the sum's fast path), and in mean mode each
+    bag's count (twice); in sum mode those two are zeros (ATen leaves them unset).  Max mode
+    is refused."""
+    if mode not in (0, 1) or not weight.is_floating_point():
+        return NotImplemented  # torch-mlir's
+    fast = padding_idx < 0 and weight.dtype in (torch.float32, torch.float16, torch.bfloat16)
+    if indices.dim() == 2:  # a bag per row
+        offsets = torch.arange(0, indices.numel(), indices.shape[1])
+        indices, include_last_offset = indices.reshape(-1), False
+    count = offsets.numel() - int(include_last_offset)
+    positions = torch.arange(indices.numel())
+    bag = _bound(offsets[:count], positions, True) - 1
+    kept = indices != padding_idx
+    if fast and include_last_offset:
+        kept = kept & (positions < offsets[-1])
+    wide = torch.float32 if weight.dtype in (torch.float16, torch.bfloat16) else weight.dtype
+    rows = weight[indices].to(wide)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1).to(wide)
+    rows = torch.where(kept.unsqueeze(-1), rows, 0)
+    # the rows and the count of each bag's indices (kept ones, or all on the fast path) added
+    # up in one scatter, the count exact to 2**24 a bag
+    counted = (torch.ones_like(kept) if fast else kept).to(wide).unsqueeze(-1)
+    sums = torch.zeros(count, rows.shape[1] + 1, dtype=wide).index_add(
+        0, bag, torch.cat([rows, counted], -1)
+    )
+    output, sizes = sums[:, :-1], sums[:, -1]
+    if mode == 1:
+        output = output / torch.clamp_min(sizes, 1).unsqueeze(-1)
+        return output.to(weight.dtype), bag, sizes.long(), sizes.long()
+    zeros = torch.zeros(count, dtype=torch.int64)
+    return output.to(weight.dtype), bag[:0] if fast else bag, zeros, zeros.clone()
+
+
+def embedding_bag_wrapping(weight: torch.Tensor, *args: Any) -> Any:
+    """`embedding_bag.padding_idx`: `embedding_bag` with its padding index (the last argument:
+    None for none, or counted from the end) as `_embedding_bag` takes it."""
+    *rest, padding_idx = args
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
+        padding_idx += weight.shape[0]
+    bag: Callable[..., Any] = embedding_bag  # `rest` holds its arguments up to the last
+    return bag(weight, *rest, padding_idx)
+
+
 def _bound(boundaries: torch.Tensor, values: torch.Tensor, right: bool) -> torch.Tensor:
     """ATen's binary search (`cus_lower_bound`, `cus_upper_bound`) of each value in the last
     dimension of `boundaries` (1-d, or one row per leading index of `values`), every element
@@ -622,6 +685,9 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.searchsorted.Scalar: searchsorted,
     aten._cdist_forward.default: cdist_forward,
     aten._pdist_forward.default: pdist_forward,
+    aten.embedding_bag.padding_idx: embedding_bag_wrapping,
+    aten._embedding_bag.default: embedding_bag,
+    aten._embedding_bag_forward_only.default: embedding_bag,
     aten.addr.default: addr,
     aten._softmax_backward_data.default: softmax_backward_data,
     **{

@@ -41,6 +41,7 @@ def make_context(policy: ContextPolicy) -> ir.Context:
 # StableHLO's attribute views, for passes that read dimension numbers.
 ConvDimensionNumbers = _stablehlo.ConvDimensionNumbers
 DotDimensionNumbers = _stablehlo.DotDimensionNumbers
+ScatterDimensionNumbers = _stablehlo.ScatterDimensionNumbers
 
 
 def stablehlo_version() -> str:
@@ -76,6 +77,7 @@ __all__ = [
     "WORLD",
     "ConvDimensionNumbers",
     "DotDimensionNumbers",
+    "ScatterDimensionNumbers",
     "deserialize",
     "evaluate",
     "ir",
