@@ -37,6 +37,15 @@ log-depth scan of ATen's log-add-exp, which never overflows; torch-mlir's
 with that int as a float: torch-mlir folded `torch.full_like(x, 2.5) < 0` to True.
 Dropout multiplies by its noise as ATen does: a dropped NaN is NaN, and p = 1 gives `x * 0`.
 
+ATen's own kernels where PyTorch's reference differs at infinities and NaN: `addr` multiplies
+alpha * vec1 * vec2 left to right, `_softmax_backward_data` multiplies the output by the
+difference.  `cdist` and `pdist` (every order, ATen's choice of a matrix product for the
+2-norm of many rows, ATen's treatment of a NaN difference in the largest), `searchsorted`
+(ATen's binary search, shared with `bucketize`) and `embedding_bag` in sum and mean modes (as
+its two kernels compute it), which torch-mlir cannot lower.  `fmin`, `fmax` and the one-sided
+clamps by a tensor expand both operands to their common shape first: torch-mlir does not
+broadcast them.
+
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
 gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
 
@@ -605,7 +614,8 @@ def embedding_bag(
     output, sizes = sums[:, :-1], sums[:, -1]
     if mode == 1:
         output = output / torch.clamp_min(sizes, 1).unsqueeze(-1)
-        return output.to(weight.dtype), bag, sizes.long(), sizes.long()
+        size = sizes.long()
+        return output.to(weight.dtype), bag, size, size.clone()
     zeros = torch.zeros(count, dtype=torch.int64)
     return output.to(weight.dtype), bag[:0] if fast else bag, zeros, zeros.clone()
 
