@@ -247,11 +247,11 @@ def test_asserts_on_tensors_are_checked_at_every_call() -> None:
 
 
 class _Bags(torch.nn.Module):
-    """The op in this file's own forward: export records the forward's frame as its call site
-    (not the frames of functions the forward calls)."""
+    """An op shlo refuses (an embedding bag's max mode) in this file's own forward: export
+    records the forward's frame as its call site (not the frames of functions it calls)."""
 
     def forward(self, weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> object:
-        return aten._embedding_bag(weight, indices, offsets, False, 0, False, None, True, 1)
+        return aten._embedding_bag(weight, indices, offsets, False, 2, False, None, True, 1)
 
 
 def test_an_op_that_cannot_lower_is_named_not_its_constants() -> None:
@@ -265,7 +265,7 @@ def test_an_op_that_cannot_lower_is_named_not_its_constants() -> None:
 
 
 def _bags(weight: torch.Tensor, indices: torch.Tensor, offsets: torch.Tensor) -> object:
-    return aten._embedding_bag(weight, indices, offsets, False, 0, False, None, True, 1)
+    return aten._embedding_bag(weight, indices, offsets, False, 2, False, None, True, 1)
 
 
 def test_an_op_of_a_function_is_placed_in_that_function() -> None:
