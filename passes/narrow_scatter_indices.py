@@ -21,10 +21,14 @@ from shlo.pipeline.python_pass import register_pass
 _I32_MAX = 2**31 - 1
 
 
+def _indices(scatter: Any) -> int:
+    """The position of the scatter's indices among its operands (inputs, indices, updates)."""
+    return (len(scatter.operands) - 1) // 2
+
+
 def _bound(scatter: Any) -> int | None:
     """The largest operand dimension the scatter's indices address, if it can be narrowed."""
-    inputs = (len(scatter.operands) - 1) // 2
-    indices = ir.RankedTensorType(scatter.operands[inputs].type)
+    indices = ir.RankedTensorType(scatter.operands[_indices(scatter)].type)
     operand = ir.RankedTensorType(scatter.operands[0].type)
     if str(indices.element_type) != "i64" or not operand.has_static_shape:
         return None
@@ -38,7 +42,7 @@ def _narrow(scatter: Any) -> None:
     bound = _bound(scatter)
     if bound is None:
         return
-    position = (len(scatter.operands) - 1) // 2
+    position = _indices(scatter)
     indices = scatter.operands[position]
     i64 = ir.RankedTensorType(indices.type).element_type
     scalar = ir.RankedTensorType.get([], i64)
