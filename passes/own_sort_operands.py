@@ -1,4 +1,4 @@
-"""`shlo-own-sort-operands`: every sort sorts an index tensor of its own, made at run time.
+"""`shlo-own-sort-operands`: every sort sorts tensors of its own, made at run time.
 
 IREE 3.13 sorts in place.  When two `stablehlo.sort` ops read one iota (the same value, or
 two equal iotas, which its CSE makes one value) both sorts write that one buffer; when the
@@ -11,6 +11,12 @@ into a hoisted constant behind one).  So each sort that shares an iota gets
 to `iota + c`, computed by a dispatch of its own at every call, and with a different `c`
 for every sort of one iota, so no two are the same value.  The offset keeps the order the
 comparator sees and is subtracted from the sorted indices.
+
+A sort of a slice of a function argument (`stablehlo.slice` or `dynamic_slice`; `torch.sort`,
+`kthvalue` or `median` of `x[:, :3]`) fails to compile: IREE fuses the slice into the sort's
+dispatch and sorts in the argument's read-only buffer ("write affecting operations on global
+resources are restricted to workgroup distributed contexts").  Each sliced operand is put
+behind an `optimization_barrier`, which keeps the slice a dispatch of its own.
 """
 
 from __future__ import annotations
@@ -85,10 +91,26 @@ def _give_own_iota(sort: Any, index: int, offset: int) -> None:
         owner.operands[number] = restored
 
 
+_SLICES = frozenset({"stablehlo.slice", "stablehlo.dynamic_slice"})
+
+
+def _slices_apart(sort: Any) -> None:
+    """Put each operand of `sort` that a slice makes behind an `optimization_barrier`."""
+    for index, operand in enumerate(sort.operands):
+        made_by = producer(operand)
+        if made_by is None or made_by.name not in _SLICES:
+            continue
+        with ir.InsertionPoint(sort), sort.location:
+            sort.operands[index] = create("stablehlo.optimization_barrier", operand.type, [operand])
+
+
 @register_pass("shlo-own-sort-operands")
 def own_sort_operands(module: Any, options: None) -> None:
-    """Give each sort that shares an iota with another sort an index tensor of its own."""
+    """Give each sort that shares an iota with another sort an index tensor of its own, and
+    each sliced operand a dispatch of its own."""
     with module.context:
+        for sort in ops_in(module, "stablehlo.sort"):
+            _slices_apart(sort)
         readers: dict[str, list[tuple[Any, int]]] = {}  # iota text -> (sort, operand index)
         for sort in ops_in(module, "stablehlo.sort"):
             for index, operand in enumerate(sort.operands):
