@@ -24,10 +24,13 @@ timeout loses only that chunk.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import multiprocessing
+import os
 import re
+import signal
 import sys
 import time
 from collections import Counter
@@ -50,7 +53,9 @@ CHUNK = 64  # samples compiled as one module
 
 def _work(connection: Connection, target: str, special: bool) -> None:
     """A worker's loop: (key, dtype, only) in; out, ("eager", sample) as eager starts on a
-    sample, ("shlo", None) as shlo's part starts, and ("done", verdicts) for the case."""
+    sample, ("shlo", None) as shlo's part starts, and ("done", verdicts) for the case.  The
+    worker leads a process group of its own, so that stopping it stops the compilers it ran."""
+    os.setpgid(0, 0)
     while True:
         try:
             key, dtype, only = connection.recv()
@@ -84,6 +89,19 @@ class Worker:
         self.process = context.Process(target=_work, args=(theirs, *self.args), daemon=True)
         self.process.start()
 
+    def stop(self, wait: float = 0.0) -> None:
+        """Kill the worker (given `wait` seconds to end on its own once told there is no more
+        work) and whatever it started: an `iree-compile` outlives a worker killed alone, and
+        takes a core for as long as it runs."""
+        if wait:
+            self.connection.close()
+            self.process.join(wait)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.process.is_alive():  # not yet its group's leader
+            self.process.kill()
+        self.process.join()
+
     def run(self, key: str, dtype: str, only: list[int] | None, timeout: float) -> list[dict]:
         """The verdicts, or one for the whole run (no sample): `timeout`, `crash`, or
         `eager_error` when the process died while eager ran a sample (SIGFPE on an integer
@@ -99,11 +117,9 @@ class Worker:
         except (EOFError, ConnectionError):
             status = "crash"
             self.process.join(5)  # its own exit status, not the kill below
-        if self.process.is_alive():
-            self.process.kill()
-        elif status == "timeout":
+        if not self.process.is_alive() and status == "timeout":
             status = "crash"
-        self.process.join()
+        self.stop()
         code = self.process.exitcode
         self._start()
         ended = f"exit code {code}" if code is None or code >= 0 else signal_text(-code)
@@ -137,11 +153,15 @@ def _run(args: argparse.Namespace, todo: list[tuple[str, str]]) -> list[dict]:
             workers.put(worker)
 
     results = []
-    with ThreadPoolExecutor(args.jobs) as pool:
-        for case, verdicts in zip(todo, pool.map(one, todo), strict=True):
-            results += [{"entry": case[0], "dtype": case[1], **v} for v in verdicts]
-            if args.progress:
-                args.progress.update()
+    try:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            for case, verdicts in zip(todo, pool.map(one, todo), strict=True):
+                results += [{"entry": case[0], "dtype": case[1], **v} for v in verdicts]
+                if args.progress:
+                    args.progress.update()
+    finally:
+        while not workers.empty():
+            workers.get().stop(wait=10.0)
     return results
 
 
