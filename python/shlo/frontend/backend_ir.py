@@ -50,6 +50,59 @@ def reshape(value: Any, shape: list[int]) -> Any:
     return create("stablehlo.reshape", tensor_type(shape, element), [value])
 
 
+def constant(shape: list[int], element: Any, number: float) -> Any:
+    """A splat `stablehlo.constant` of `number`."""
+    kind = tensor_type(shape, element)
+    scalar = kind.element_type
+    if isinstance(scalar, ir.IntegerType):
+        attribute = ir.IntegerAttr.get(scalar, int(number))
+    else:
+        attribute = ir.FloatAttr.get(scalar, number)
+    value = ir.DenseElementsAttr.get_splat(kind, attribute)
+    return create("stablehlo.constant", kind, [], {"value": value})
+
+
+def compare(kind: Any, left: Any, right: Any, direction: str) -> Any:
+    """`stablehlo.compare` of `left` and `right` in `direction` ("EQ", "LT", ...)."""
+    attribute = ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>")
+    return create("stablehlo.compare", kind, [left, right], {"comparison_direction": attribute})
+
+
+def broadcast(value: Any, shape: list[int]) -> Any:
+    """`value` (a builtin tensor) broadcast to `shape` as NumPy aligns them, on the right."""
+    kind = ir.RankedTensorType(value.type)
+    if list(kind.shape) == shape:
+        return value
+    dimensions = list(range(len(shape) - kind.rank, len(shape)))
+    attributes = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(dimensions)}
+    result = ir.RankedTensorType.get(shape, kind.element_type)
+    return create("stablehlo.broadcast_in_dim", result, [value], attributes)
+
+
+def convert(value: Any, element: str) -> Any:
+    """`value` (a builtin tensor) converted to `element`, itself when it has that type."""
+    kind = ir.RankedTensorType(value.type)
+    if str(kind.element_type) == element:
+        return value
+    return create("stablehlo.convert", tensor_type(list(kind.shape), element), [value])
+
+
+def literal(value: Any) -> Any:
+    """The Python value of a `torch.constant.*` op's result (int, bool or str), None when it
+    is not one."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or not owner.name.startswith("torch.constant."):
+        return None
+    attribute = owner.attributes["value"]
+    if owner.name == "torch.constant.int":
+        return ir.IntegerAttr(attribute).value
+    if owner.name == "torch.constant.bool":
+        return ir.BoolAttr(attribute).value
+    if owner.name == "torch.constant.str":
+        return ir.StringAttr(attribute).value
+    return None
+
+
 def _load_dialects() -> None:
     """Load `torch_c` and `stablehlo` into the current context, which has them only once a
     pass that creates their ops has run (ops made before would be unregistered ones)."""

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from shlo.frontend.backend_ir import (
+    broadcast,
+    convert,
     reshape,
     rewrite_ops,
     shape_and_element,
@@ -25,24 +27,6 @@ from shlo.ir.edit import create
 from shlo.ir.stablehlo import ir
 
 _REAL_OF = {"complex<f32>": "f32", "complex<f64>": "f64"}
-
-
-def _broadcast(value: Any, shape: list[int]) -> Any:
-    """`value` (a builtin tensor) broadcast to `shape` as NumPy aligns them, on the right."""
-    kind = ir.RankedTensorType(value.type)
-    if list(kind.shape) == shape:
-        return value
-    dimensions = list(range(len(shape) - kind.rank, len(shape)))
-    attributes = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(dimensions)}
-    result = ir.RankedTensorType.get(shape, kind.element_type)
-    return create("stablehlo.broadcast_in_dim", result, [value], attributes)
-
-
-def _convert(value: Any, element: str) -> Any:
-    kind = ir.RankedTensorType(value.type)
-    if str(kind.element_type) == element:
-        return value
-    return create("stablehlo.convert", tensor_type(list(kind.shape), element), [value])
 
 
 def _view_as_real(op: Any, shape: list[int], element: str) -> Any:
@@ -72,13 +56,13 @@ def _view_as_complex(op: Any, shape: list[int], element: str) -> Any:
 
 def _complex(op: Any, shape: list[int], element: str) -> Any:
     real = _REAL_OF[element]
-    parts = [_broadcast(_convert(to_builtin(v), real), shape) for v in op.operands[:2]]
+    parts = [broadcast(convert(to_builtin(v), real), shape) for v in op.operands[:2]]
     return create("stablehlo.complex", tensor_type(shape, element), parts)
 
 
 def _arithmetic(target: str) -> Callable[[Any, list[int], str], Any]:
     def rewrite(op: Any, shape: list[int], element: str) -> Any:
-        operands = [_broadcast(_convert(to_builtin(v), element), shape) for v in op.operands[:2]]
+        operands = [broadcast(convert(to_builtin(v), element), shape) for v in op.operands[:2]]
         return create(target, tensor_type(shape, element), operands)
 
     return rewrite

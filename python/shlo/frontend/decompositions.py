@@ -85,6 +85,7 @@ from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
 from shlo.frontend.remainders import as_divisor, exact_fmod, fmod
 from shlo.frontend.scatter import SCATTER
+from shlo.frontend.special_functions import SPECIAL_FUNCTIONS
 
 aten = torch.ops.aten
 
@@ -727,4 +728,5 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     **INTERPOLATION,
     **GRID_SAMPLER,
     **LINALG,
+    **SPECIAL_FUNCTIONS,
 }

@@ -32,6 +32,7 @@ from shlo.errors import ShloError
 from shlo.frontend.complex_to_stablehlo import lower_complex_ops
 from shlo.frontend.forked import announce
 from shlo.frontend.scatter import lower_scatter_reductions
+from shlo.frontend.special_functions import lower_special_functions
 
 register_torch_dialect = torch_dialect.register_dialect
 
@@ -49,7 +50,7 @@ _TO_BACKEND: _Step = (
     "Lowering TorchFX IR -> Torch Backend IR",
     "builtin.module(func.func(torch-match-quantized-custom-ops), "
     "torchdynamo-export-to-torch-backend-pipeline{ extra-library=})",
-    None,
+    lower_special_functions,
 )
 _PIPELINES: dict[str, tuple[_Step, ...]] = {
     "raw": (),

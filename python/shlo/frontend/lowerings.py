@@ -10,7 +10,9 @@ computes them, so the module stays StableHLO from end to end:
 - `x >> n`, `x << n` and `norm(x, p)` as the ops they stand for (`bitwise_right_shift` by a
   0-d tensor, `linalg.vector_norm`).
 - `unfold` of a 0-d tensor as the 1-element tensor it unfolds like.
-- `kthvalue` as a sort and a pick along the dimension.
+- `nonzero_static` as a binary search of the running count of nonzero elements.
+- `kthvalue` as a sort and a pick along the dimension; `median` and `nanmedian` (of all
+  values or along a dimension, with the index ATen's CPU kernel picks) likewise.
 - `isclose` as ATen defines it: equal values (infinities included) or a finite `|a - b|` at
   most `atol + |rtol * b|`; NaNs close to each other only with `equal_nan`.
 - `upsample_nearest2d` with an output size, as a gather of each output pixel's source, and
@@ -134,6 +136,72 @@ def kthvalue(
     values, indices = torch.sort(x, dim=dim)
     picked = (values.narrow(dim, k - 1, 1), indices.narrow(dim, k - 1, 1))
     return picked if keepdim else (picked[0].squeeze(dim), picked[1].squeeze(dim))
+
+
+def _median(x: torch.Tensor, dim: int, ignore_nan: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """The median along `dim` and its index, kept as a dim of size 1, as ATen's CPU kernel
+    picks them: the lower middle of the values ordered by value and then by index (a stable
+    sort, NaN last); for `median` a slice holding NaN gives its first NaN, for `nanmedian`
+    the middle of the values other than NaN (the first NaN when all are)."""
+    values, order = torch.sort(x, dim=dim, stable=True)
+    nan = torch.isnan(x)
+    size = x.shape[dim]
+    if ignore_nan:
+        middle = torch.clamp(size - nan.sum(dim, keepdim=True) - 1, min=0) // 2
+        return torch.gather(values, dim, middle), torch.gather(order, dim, middle)
+    middle_value = values.narrow(dim, (size - 1) // 2, 1)
+    middle_index = order.narrow(dim, (size - 1) // 2, 1)
+    positions = torch.arange(size).reshape([-1 if d == dim else 1 for d in range(x.dim())])
+    first_nan = torch.where(nan, positions, size).amin(dim, keepdim=True)
+    has_nan = first_nan < size
+    return (
+        torch.where(has_nan, math.nan, middle_value),
+        torch.where(has_nan, first_nan, middle_index),
+    )
+
+
+def median_along(
+    ignore_nan: bool,
+) -> Callable[[torch.Tensor, int, bool], Any]:
+    def run(x: torch.Tensor, dim: int, keepdim: bool = False) -> Any:
+        if x.dim() == 0:
+            return x.clone(), torch.zeros((), dtype=torch.int64)
+        dim = dim % x.dim()
+        value, index = _median(x, dim, ignore_nan)
+        return (value, index) if keepdim else (value.squeeze(dim), index.squeeze(dim))
+
+    return run
+
+
+def median_of_all(ignore_nan: bool) -> Callable[[torch.Tensor], Any]:
+    def run(x: torch.Tensor) -> Any:
+        if x.numel() == 0:
+            if not x.is_floating_point():
+                return NotImplemented
+            return torch.full((), math.nan, dtype=x.dtype)
+        return _median(x.reshape(-1), 0, ignore_nan)[0].reshape(())
+
+    return run
+
+
+def nonzero_static(x: torch.Tensor, *, size: int, fill_value: int = -1) -> Any:
+    """The coordinates of the first `size` nonzero elements in row-major order, padded with
+    `fill_value`: the k-th is where the running count of nonzero elements first reaches
+    k + 1 (a binary search of the count)."""
+    if not isinstance(size, int):
+        return NotImplemented
+    nonzero = (x != 0).reshape(-1).to(torch.int64)
+    if nonzero.numel() == 0 or x.dim() == 0:  # nothing to find, or no coordinates
+        return torch.full((size, x.dim()), fill_value, dtype=torch.int64)
+    counts = torch.cumsum(nonzero, 0)
+    wanted = torch.arange(1, size + 1, dtype=torch.int64)
+    flat = torch.searchsorted(counts, wanted)
+    coordinates = []
+    for extent in reversed(x.shape):
+        coordinates.append(torch.remainder(flat, extent))
+        flat = torch.div(flat, extent, rounding_mode="floor")
+    found = torch.stack(coordinates[::-1], dim=1)
+    return torch.where((wanted <= counts[-1]).unsqueeze(1), found, fill_value)
 
 
 def isclose(
@@ -465,6 +533,11 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.reciprocal.default: _on_floats(aten.reciprocal.default),
     aten.unfold.default: unfold,
     aten.kthvalue.default: kthvalue,
+    aten.nonzero_static.default: nonzero_static,
+    aten.median.dim: median_along(ignore_nan=False),
+    aten.nanmedian.dim: median_along(ignore_nan=True),
+    aten.median.default: median_of_all(ignore_nan=False),
+    aten.nanmedian.default: median_of_all(ignore_nan=True),
     aten.isclose.default: isclose,
     aten.upsample_nearest2d_backward.default: upsample_nearest2d_backward,
     aten.linalg_vector_norm.default: vector_norm,

@@ -20,6 +20,9 @@ from typing import Any
 import torch
 
 from shlo.frontend.backend_ir import (
+    compare,
+    constant,
+    literal,
     reshape,
     rewrite_ops,
     shape_and_element,
@@ -75,18 +78,6 @@ def _static(value: Any) -> tuple[list[int], str]:
     found = shape_and_element(value)
     assert found is not None  # checked by `_rewritable`
     return found
-
-
-def _constant(shape: list[int], element: Any, number: float) -> Any:
-    """A splat `stablehlo.constant` of `number`."""
-    kind = tensor_type(shape, element)
-    scalar = kind.element_type
-    if isinstance(scalar, ir.IntegerType):
-        attribute = ir.IntegerAttr.get(scalar, int(number))
-    else:
-        attribute = ir.FloatAttr.get(scalar, number)
-    value = ir.DenseElementsAttr.get_splat(kind, attribute)
-    return create("stablehlo.constant", kind, [], {"value": value})
 
 
 def _identity(reduce: str, element: str) -> float:
@@ -152,18 +143,13 @@ def _floor_divide(total: Any, count: Any) -> Any:
     element = ir.RankedTensorType(kind).element_type
     quotient = create("stablehlo.divide", kind, [total, count])
     rest = create("stablehlo.remainder", kind, [total, count])
-    zero = _constant(shape, element, 0)
+    zero = constant(shape, element, 0)
     booleans = tensor_type(shape, ir.IntegerType.get_signless(1))
-    inexact = _compare(booleans, rest, zero, "NE")
-    negative = _compare(booleans, total, zero, "LT")
+    inexact = compare(booleans, rest, zero, "NE")
+    negative = compare(booleans, total, zero, "LT")
     down = create("stablehlo.and", booleans, [inexact, negative])
-    lowered = create("stablehlo.subtract", kind, [quotient, _constant(shape, element, 1)])
+    lowered = create("stablehlo.subtract", kind, [quotient, constant(shape, element, 1)])
     return create("stablehlo.select", kind, [down, lowered, quotient])
-
-
-def _compare(kind: Any, left: Any, right: Any, direction: str) -> Any:
-    attribute = ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>")
-    return create("stablehlo.compare", kind, [left, right], {"comparison_direction": attribute})
 
 
 def _scatter_reduce(op: Any, dim: int, reduce: str, include_self: bool) -> Any:
@@ -188,38 +174,23 @@ def _scatter_reduce(op: Any, dim: int, reduce: str, include_self: bool) -> Any:
             src = create("stablehlo.slice", tensor_type(index_shape, element), [src], slicing)
         coordinates = _coordinates(index, index_shape, dim % rank)
         if not include_self:
-            start = _constant(index_shape, element, _identity(reduce, element))
+            start = constant(index_shape, element, _identity(reduce, element))
             x = _scatter(x, coordinates, start, None)
         result = _scatter(x, coordinates, src, _COMBINE[reduce])
         if reduce == "mean":
-            ones = _constant(index_shape, element, 1)
-            count = _scatter(_constant(shape, element, int(include_self)), coordinates, ones,
+            ones = constant(index_shape, element, 1)
+            count = _scatter(constant(shape, element, int(include_self)), coordinates, ones,
                              "stablehlo.add")  # fmt: skip
             booleans = tensor_type(shape, ir.IntegerType.get_signless(1))
-            none = _compare(booleans, count, _constant(shape, element, 0), "EQ")
+            none = compare(booleans, count, constant(shape, element, 0), "EQ")
             count = create("stablehlo.select", count.type,
-                           [none, _constant(shape, element, 1), count])  # fmt: skip
+                           [none, constant(shape, element, 1), count])  # fmt: skip
             if element in _FLOATS:
                 result = create("stablehlo.divide", result.type, [result, count])
             else:
                 result = _floor_divide(result, count)
     final, _ = _static(op.results[0])
     return result if final == shape else reshape(result, final)
-
-
-def _literal(value: Any) -> Any:
-    """The Python value of a `torch.constant.*` op's result, None when it is not one."""
-    owner = value.owner
-    if isinstance(owner, ir.Block) or not owner.name.startswith("torch.constant."):
-        return None
-    attribute = owner.attributes["value"]
-    if owner.name == "torch.constant.int":
-        return ir.IntegerAttr(attribute).value
-    if owner.name == "torch.constant.bool":
-        return ir.BoolAttr(attribute).value
-    if owner.name == "torch.constant.str":
-        return ir.StringAttr(attribute).value
-    return None
 
 
 def _rewritable(op: Any) -> tuple[int, str, bool] | None:
@@ -232,7 +203,7 @@ def _rewritable(op: Any) -> tuple[int, str, bool] | None:
     elements = {f[1] for f in found[:2] + found[3:] if f is not None}
     if len(elements) != 1 or not elements <= _FLOATS | _INTEGERS.keys():
         return None
-    dim, reduce, include_self = (_literal(op.operands[i]) for i in (1, 4, 5))
+    dim, reduce, include_self = (literal(op.operands[i]) for i in (1, 4, 5))
     if not isinstance(dim, int) or reduce not in _COMBINE or not isinstance(include_self, bool):
         return None
     return dim, reduce, include_self
@@ -316,9 +287,47 @@ def _put_by_mask_and_integers(
     return aten.index_put.default(x, replaced, values, accumulate)
 
 
+def diagonal_scatter(
+    x: torch.Tensor, src: torch.Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> Any:
+    """aten.diagonal_scatter as a `where` over the diagonal's positions, each taking the value
+    of `src` at its place along the diagonal."""
+    dim1, dim2 = dim1 % x.dim(), dim2 % x.dim()
+    rows, columns = x.shape[dim1], x.shape[dim2]
+    if src.shape[-1] == 0:
+        return x.clone()
+    i = torch.arange(rows).unsqueeze(1)
+    j = torch.arange(columns).unsqueeze(0)
+    along = torch.clamp(i if offset >= 0 else j, 0, src.shape[-1] - 1)
+    values = torch.index_select(src, -1, along.expand(rows, columns).reshape(-1))
+    values = values.reshape(*src.shape[:-1], rows, columns).movedim((-2, -1), (dim1, dim2))
+    on = (j - i == offset).expand(*src.shape[:-1], rows, columns).movedim((-2, -1), (dim1, dim2))
+    return torch.where(on, values, x)
+
+
+def put(
+    x: torch.Tensor, index: torch.Tensor, source: torch.Tensor, accumulate: bool = False
+) -> Any:
+    """aten.put as an index_put into the flattened tensor, negative indices counted from the
+    end; an index out of range stops the call, as in eager."""
+    size = x.numel()
+    if index.numel() == 0:
+        return x.clone()  # iree-compile dies (SIGFPE) on a scatter of no updates
+    flat = index.reshape(-1)
+    torch._assert_async(
+        ((flat >= -size) & (flat < size)).all(),
+        f"out of range: an index of put is past the tensor's {size} elements",
+    )
+    flat = torch.where(flat < 0, flat + size, flat)
+    put_in = aten.index_put.default(x.reshape(-1), [flat], source.reshape(-1), accumulate)
+    return put_in.reshape(x.shape)
+
+
 SCATTER: dict[Any, Callable[..., Any]] = {
     aten.scatter.reduce: scatter_reduce_of,
     aten.scatter.value_reduce: scatter_reduce_of,
     aten.index_reduce.default: index_reduce,
     aten.index_put.default: put_by_mask,
+    aten.diagonal_scatter.default: diagonal_scatter,
+    aten.put.default: put,
 }
