@@ -288,3 +288,32 @@ def test_nonzero_static_pads_and_truncates_in_row_major_order() -> None:
         )
 
     _assert_as_eager(fn, x, flags)
+
+
+_REDUCTIONS = ("max", "min", "sum", "mean", "prod")
+
+
+def test_segment_reduce_reduces_as_atens_kernel() -> None:
+    """Every reduction by lengths and by offsets: empty segments at their identity (-inf for
+    max, NaN for a mean, `initial` where given), NaN kept by max and min, positions outside
+    the offsets left out."""
+    data = torch.tensor([[1.0, 2.0, 3.0, 4.0, NAN, 6.0], [1.0, -2.0, 3.0, 4.0, 5.0, 0.5]])
+    lengths = torch.tensor([[2, 0, 4], [3, 3, 0]])
+    offsets = torch.tensor([[1, 2, 2, 5], [0, 3, 6, 6]])
+
+    def fn(d: torch.Tensor, n: torch.Tensor, o: torch.Tensor) -> tuple:
+        by_lengths = [torch.segment_reduce(d, r, lengths=n, axis=1) for r in _REDUCTIONS]
+        by_offsets = [torch.segment_reduce(d, r, offsets=o, axis=1) for r in _REDUCTIONS]
+        started = torch.segment_reduce(d, "mean", lengths=n, axis=1, initial=2.0)
+        return (*by_lengths, *by_offsets, started)
+
+    _assert_as_eager(fn, data, lengths, offsets, tolerance=True)
+
+
+def test_segment_reduce_checks_its_lengths_at_the_call() -> None:
+    model = _Model(lambda d, n: torch.segment_reduce(d, "sum", lengths=n))
+    compiled = compile_torch(model, (torch.ones(6), torch.tensor([2, 4])))
+    with pytest.raises(AssertionFailed, match="lengths contains negative value"):
+        compiled(torch.ones(6), torch.tensor([-1, 7]))
+    with pytest.raises(AssertionFailed, match="sum to data.size"):
+        compiled(torch.ones(6), torch.tensor([2, 3]))

@@ -1,11 +1,12 @@
 """Scatters that reduce, as ATen computes them.
 
 torch-mlir's conversion to StableHLO lowers `scatter.src` and `scatter_add` only, so
-`scatter_reduce` (sum, prod, mean, amax, amin), `scatter` with `reduce=` and `index_reduce`
-could not be imported.  The last two are rewritten here, in ATen, as `scatter_reduce`; that
-one is rewritten in the torch backend IR (statically shaped tensors only) as a
-`stablehlo.scatter` whose region is the reduction, between `torch_c.to_builtin_tensor` and
-`torch_c.from_builtin_tensor` as `shlo.frontend.complex_to_stablehlo` does.  As ATen's kernel:
+`scatter_reduce` (sum, prod, mean, amax, amin), `scatter` with `reduce=`, `index_reduce` and
+`segment_reduce` could not be imported.  The last three are rewritten here, in ATen, as
+`scatter_reduce`; that one is rewritten in the torch backend IR (statically shaped tensors
+only) as a `stablehlo.scatter` whose region is the reduction, between
+`torch_c.to_builtin_tensor` and `torch_c.from_builtin_tensor` as
+`shlo.frontend.complex_to_stablehlo` does.  As ATen's kernel:
 without `include_self` the positions scattered to first take the reduction's identity; the
 mean divides by how many values each position took (its own among them with `include_self`,
 at least 1), rounding down for integers; amax and amin propagate NaN (`stablehlo.maximum`
@@ -14,6 +15,7 @@ does).  A dense formulation (one-hot masks) would take memory quadratic in the s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -323,6 +325,67 @@ def put(
     return put_in.reshape(x.shape)
 
 
+# reduce= of segment_reduce -> scatter_reduce's name and the value an empty segment starts at
+_SEGMENT_REDUCTIONS = {
+    "max": ("amax", -math.inf), "min": ("amin", math.inf), "sum": ("sum", 0.0),
+    "mean": ("sum", 0.0), "prod": ("prod", 1.0),
+}  # fmt: skip
+
+
+def segment_reduce(
+    data: torch.Tensor,
+    reduce: str,
+    *,
+    lengths: torch.Tensor | None = None,
+    indices: torch.Tensor | None = None,
+    offsets: torch.Tensor | None = None,
+    axis: int = 0,
+    unsafe: bool = False,
+    initial: Any = None,
+) -> Any:
+    """aten.segment_reduce as a scatter_reduce of each position along `axis` into its segment
+    (found by a binary search of the segments' ends), as ATen's CPU kernel reduces: from
+    `initial` or the reduction's identity, NaN kept by max and min, a mean of an empty segment
+    NaN (`initial` if given).  Positions outside every segment go to one more segment that is
+    cut off.  Without `unsafe`, lengths that are negative or do not add up to the axis stop
+    the call, as in eager."""
+    if indices is not None or reduce not in _SEGMENT_REDUCTIONS or not data.is_floating_point():
+        return NotImplemented
+    axis = axis % data.dim()
+    size = data.shape[axis]
+    if lengths is not None:
+        if not unsafe:
+            torch._assert_async((lengths >= 0).all(), "lengths contains negative value!")
+            torch._assert_async(
+                (lengths.sum(-1) == size).all(),
+                "segment_reduce(): Expected all rows of lengths along axis to sum to "
+                "data.size(lengths.dim()-1) when !unsafe.",
+            )
+        ends = torch.cumsum(lengths, -1)
+        starts = ends - lengths
+    elif offsets is not None:
+        starts, ends = offsets[..., :-1], offsets[..., 1:]
+    else:
+        return NotImplemented
+    count = ends.shape[-1]
+    positions = torch.arange(size, dtype=ends.dtype).expand(*ends.shape[:-1], size).contiguous()
+    segment = torch.searchsorted(ends.contiguous(), positions, right=True)
+    outside = (positions < starts[..., :1]) | (segment >= count)
+    segment = torch.where(outside, count, segment)
+    inner = [1] * (data.dim() - axis - 1)
+    index = segment.reshape(*segment.shape, *inner).expand(data.shape)
+    name, identity = _SEGMENT_REDUCTIONS[reduce]
+    shape = [*data.shape[:axis], count + 1, *data.shape[axis + 1 :]]
+    start = torch.full(shape, identity if initial is None else initial, dtype=data.dtype)
+    reduced = aten.scatter_reduce.two(start, axis, index, data, name, include_self=True)
+    reduced = reduced.narrow(axis, 0, count)
+    if reduce != "mean":
+        return reduced
+    taken = (ends - starts).reshape(*ends.shape, *inner)
+    empty = math.nan if initial is None else initial
+    return torch.where(taken == 0, empty, reduced / taken.clamp(min=1).to(data.dtype))
+
+
 SCATTER: dict[Any, Callable[..., Any]] = {
     aten.scatter.reduce: scatter_reduce_of,
     aten.scatter.value_reduce: scatter_reduce_of,
@@ -330,4 +393,5 @@ SCATTER: dict[Any, Callable[..., Any]] = {
     aten.index_put.default: put_by_mask,
     aten.diagonal_scatter.default: diagonal_scatter,
     aten.put.default: put,
+    aten.segment_reduce.default: segment_reduce,
 }
