@@ -19,6 +19,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-channels-last": "channels_last",
     "shlo-check-support": "check_support",
     "shlo-empty-contractions": "empty_contractions",
+    "shlo-empty-scatters": "empty_scatters",
     "shlo-f64-math-in-f32": "f64_math_in_f32",
     "shlo-flatten": "flatten",
     "shlo-hashed-rng": "hashed_rng",

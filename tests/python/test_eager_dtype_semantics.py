@@ -317,3 +317,23 @@ def test_segment_reduce_checks_its_lengths_at_the_call() -> None:
         compiled(torch.ones(6), torch.tensor([-1, 7]))
     with pytest.raises(AssertionFailed, match="sum to data.size"):
         compiled(torch.ones(6), torch.tensor([2, 3]))
+
+
+def test_histc_bins_as_atens_kernel() -> None:
+    """Given bounds (values outside them and NaN left out, the last bin closed), the values'
+    own extremes, equal extremes widened by 1 or by one float (3e38), and no values at all."""
+    x = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0, NAN, -0.0, 4.0000001, 3.99999, -2.0])
+
+    def fn(t: torch.Tensor, same: torch.Tensor, empty: torch.Tensor) -> tuple:
+        return (
+            torch.histc(t, 4, 0, 4), torch.histc(t[:5], 3), torch.histc(t, 5, -1.5, 2.5),
+            torch.histc(same, 4), torch.histc(same * 3e38, 2), torch.histc(empty, 3),
+        )  # fmt: skip
+
+    _assert_as_eager(fn, x, torch.ones(3), torch.zeros(0))
+
+
+def test_histc_of_nan_extremes_stops_the_call() -> None:
+    compiled = compile_torch(_Model(lambda t: torch.histc(t, 3)), (torch.ones(4),))
+    with pytest.raises(AssertionFailed, match="torch.histc: range of"):
+        compiled(torch.tensor([1.0, NAN, 2.0, 3.0]))

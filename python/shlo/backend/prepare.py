@@ -21,6 +21,7 @@ from shlo.pipeline.run import run_pipeline
 # docs/iree-workarounds.md lists them all with the test that pins each.
 IREE_PREPARE = (
     "shlo-empty-contractions",
+    "shlo-empty-scatters",
     "shlo-top-k-as-sort",
     "shlo-stable-sort",
     "shlo-narrow-sort-indices",

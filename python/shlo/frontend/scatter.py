@@ -313,8 +313,6 @@ def put(
     """aten.put as an index_put into the flattened tensor, negative indices counted from the
     end; an index out of range stops the call, as in eager."""
     size = x.numel()
-    if index.numel() == 0:
-        return x.clone()  # iree-compile dies (SIGFPE) on a scatter of no updates
     flat = index.reshape(-1)
     torch._assert_async(
         ((flat >= -size) & (flat < size)).all(),
@@ -386,6 +384,37 @@ def segment_reduce(
     return torch.where(taken == 0, empty, reduced / taken.clamp(min=1).to(data.dtype))
 
 
+def histc(x: torch.Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # noqa: A002
+    """aten.histc as ATen's CPU kernel bins: each value in [min, max] (NaN in none) counted
+    in bin trunc((x - min) * bins / (max - min)), the last bin closed; equal bounds take the
+    values' own extremes, widened by 1 (or one float) where those are equal too.  A range
+    that is not finite stops the call, as in eager."""
+    low, high = float(min), float(max)
+    if not x.is_floating_point() or low > high or not math.isfinite(low + high):
+        return NotImplemented
+    flat = x.reshape(-1)
+    if low == high and flat.numel():
+        low_value, high_value = flat.amin(), flat.amax()
+    else:
+        low_value, high_value = (torch.full((), v, dtype=x.dtype) for v in (low, high))
+    if low == high:
+        same = low_value == high_value
+        below = torch.nextafter(low_value, torch.full((), -math.inf, dtype=x.dtype))
+        above = torch.nextafter(high_value, torch.full((), math.inf, dtype=x.dtype))
+        low_value = torch.where(same, torch.minimum(below, low_value - 1), low_value)
+        high_value = torch.where(same, torch.maximum(above, high_value + 1), high_value)
+        torch._assert_async(
+            torch.isfinite(low_value) & torch.isfinite(high_value),
+            "torch.histc: range of [min, max] is not finite",
+        )
+    position = ((flat - low_value) * bins / (high_value - low_value)).to(torch.int64)
+    position = torch.where(position == bins, bins - 1, position)
+    inside = (flat >= low_value) & (flat <= high_value)
+    position = torch.where(inside, position, bins)
+    counts = torch.zeros(bins + 1, dtype=x.dtype).scatter_add(0, position, torch.ones_like(flat))
+    return counts[:bins]
+
+
 SCATTER: dict[Any, Callable[..., Any]] = {
     aten.scatter.reduce: scatter_reduce_of,
     aten.scatter.value_reduce: scatter_reduce_of,
@@ -394,4 +423,5 @@ SCATTER: dict[Any, Callable[..., Any]] = {
     aten.diagonal_scatter.default: diagonal_scatter,
     aten.put.default: put,
     aten.segment_reduce.default: segment_reduce,
+    aten.histc.default: histc,
 }
