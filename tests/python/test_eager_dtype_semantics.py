@@ -337,3 +337,19 @@ def test_histc_of_nan_extremes_stops_the_call() -> None:
     compiled = compile_torch(_Model(lambda t: torch.histc(t, 3)), (torch.ones(4),))
     with pytest.raises(AssertionFailed, match="torch.histc: range of"):
         compiled(torch.tensor([1.0, NAN, 2.0, 3.0]))
+
+
+def test_histogram_bins_weighs_and_normalizes_as_atens_kernel() -> None:
+    """By a count (over the values' extremes, over a range, over equal extremes widened by
+    1/2, over nothing) and by edges, weighted, as a density; edges as ATen's linspace."""
+    x = torch.tensor([1.0, 2.0, 2.0, 3.0, 9.0, 7.5, -1.0, NAN])
+
+    def fn(t: torch.Tensor, edges: torch.Tensor, weight: torch.Tensor) -> tuple:
+        return (
+            *torch.histogram(t[:7], 4), *torch.histogram(t[:7], 20),
+            *torch.histogram(t, edges, weight=weight, density=True),
+            *torch.histogram(t, 3, range=(0.0, 5.0), density=True),
+            *torch.histogram(t[1:3], 2), *torch.histogram(t[:0], 2),
+        )  # fmt: skip
+
+    _assert_as_eager(fn, x, torch.tensor([0.0, 2.0, 3.0, 10.0]), torch.arange(8.0), tolerance=True)

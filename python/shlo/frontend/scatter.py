@@ -3,7 +3,8 @@
 torch-mlir's conversion to StableHLO lowers `scatter.src` and `scatter_add` only, so
 `scatter_reduce` (sum, prod, mean, amax, amin), `scatter` with `reduce=`, `index_reduce` and
 `segment_reduce` could not be imported.  The last three are rewritten here, in ATen, as
-`scatter_reduce`; that one is rewritten in the torch backend IR (statically shaped tensors
+`scatter_reduce` (and `histc` and `histogram`, which torch-mlir cannot lower either, as a
+`scatter_add` into their bins); that one is rewritten in the torch backend IR (statically shaped tensors
 only) as a `stablehlo.scatter` whose region is the reduction, between
 `torch_c.to_builtin_tensor` and `torch_c.from_builtin_tensor` as
 `shlo.frontend.complex_to_stablehlo` does.  As ATen's kernel:
@@ -408,11 +409,73 @@ def histc(x: torch.Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Any: 
             "torch.histc: range of [min, max] is not finite",
         )
     position = ((flat - low_value) * bins / (high_value - low_value)).to(torch.int64)
+    return _binned(flat, position, low_value, high_value, bins, torch.ones_like(flat))
+
+
+def _binned(
+    flat: torch.Tensor,
+    position: torch.Tensor,
+    low: torch.Tensor,
+    high: torch.Tensor,
+    bins: int,
+    weight: torch.Tensor,
+) -> torch.Tensor:
+    """The sums of `weight` by bin, each value at its `position` (the last bin closed), values
+    outside [low, high] and NaN left out."""
     position = torch.where(position == bins, bins - 1, position)
-    inside = (flat >= low_value) & (flat <= high_value)
-    position = torch.where(inside, position, bins)
-    counts = torch.zeros(bins + 1, dtype=x.dtype).scatter_add(0, position, torch.ones_like(flat))
+    position = torch.where((flat >= low) & (flat <= high), position, bins)
+    counts = torch.zeros(bins + 1, dtype=weight.dtype).scatter_add(0, position, weight)
     return counts[:bins]
+
+
+def _linspace(start: torch.Tensor, end: torch.Tensor, steps: int) -> torch.Tensor:
+    """ATen's linspace of 0-d `start` and `end`: the first half stepped up from `start`, the
+    rest down from `end`, so both ends are exact."""
+    index = torch.arange(steps, dtype=start.dtype)
+    step = (end - start) / max(steps - 1, 1)
+    return torch.where(index < steps // 2, start + step * index, end - step * (steps - 1 - index))
+
+
+def histogram(
+    x: torch.Tensor,
+    bins: Any = 100,
+    *,
+    range: Any = None,  # noqa: A002 (ATen's name)
+    weight: torch.Tensor | None = None,
+    density: bool = False,
+) -> Any:
+    """aten.histogram by a bin count or by edges, as ATen's CPU kernel: each value counted
+    (or weighed) in the bin whose edges hold it (the last bin closed), NaN and values outside
+    the edges left out; a bin count spans `range` or the values' extremes (widened by 1/2
+    where equal, [0, 1] for no values), which must be finite.  `density` divides by the total
+    and by each bin's width."""
+    if not x.is_floating_point() or (range is not None and not math.isfinite(sum(range))):
+        return NotImplemented
+    flat = x.reshape(-1)
+    if isinstance(bins, torch.Tensor):
+        edges = bins
+    else:
+        if range is not None:
+            low, high = (torch.full((), float(v), dtype=x.dtype) for v in range)
+        elif flat.numel() == 0:
+            low, high = torch.zeros((), dtype=x.dtype), torch.ones((), dtype=x.dtype)
+        else:
+            low, high = flat.amin(), flat.amax()
+            torch._assert_async(
+                torch.isfinite(low) & torch.isfinite(high),
+                "torch.histogramdd: dimension 0's range is not finite",
+            )
+        same = low == high
+        edges = _linspace(
+            torch.where(same, low - 0.5, low), torch.where(same, high + 0.5, high), bins + 1
+        )
+    count = edges.shape[0] - 1
+    position = torch.searchsorted(edges, flat, right=True) - 1
+    weights = torch.ones_like(flat) if weight is None else weight.reshape(-1).to(x.dtype)
+    hist = _binned(flat, position, edges[0], edges[-1], count, weights)
+    if density:
+        hist = hist / hist.sum() / (edges[1:] - edges[:-1])
+    return hist, edges
 
 
 SCATTER: dict[Any, Callable[..., Any]] = {
@@ -424,4 +487,6 @@ SCATTER: dict[Any, Callable[..., Any]] = {
     aten.put.default: put,
     aten.segment_reduce.default: segment_reduce,
     aten.histc.default: histc,
+    aten.histogram.bin_ct: histogram,
+    aten.histogram.bins_tensor: histogram,
 }
