@@ -3,8 +3,7 @@
 torch-mlir's conversion to StableHLO lowers `scatter.src` and `scatter_add` only, so
 `scatter_reduce` (sum, prod, mean, amax, amin), `scatter` with `reduce=`, `index_reduce` and
 `segment_reduce` could not be imported.  The last three are rewritten here, in ATen, as
-`scatter_reduce` (and `histc` and `histogram`, which torch-mlir cannot lower either, as a
-`scatter_add` into their bins); that one is rewritten in the torch backend IR (statically shaped tensors
+`scatter_reduce`, which is rewritten in the torch backend IR (statically shaped tensors
 only) as a `stablehlo.scatter` whose region is the reduction, between
 `torch_c.to_builtin_tensor` and `torch_c.from_builtin_tensor` as
 `shlo.frontend.complex_to_stablehlo` does.  As ATen's kernel:
@@ -12,6 +11,9 @@ without `include_self` the positions scattered to first take the reduction's ide
 mean divides by how many values each position took (its own among them with `include_self`,
 at least 1), rounding down for integers; amax and amin propagate NaN (`stablehlo.maximum`
 does).  A dense formulation (one-hot masks) would take memory quadratic in the sizes.
+`histc` and `histogram`, which torch-mlir cannot lower either, are a `scatter_add` of ones
+(or weights) into their bins, `put` an `index_put` into the flattened tensor and
+`diagonal_scatter` a `where` over the diagonal.
 """
 
 from __future__ import annotations
