@@ -353,3 +353,18 @@ def test_histogram_bins_weighs_and_normalizes_as_atens_kernel() -> None:
         )  # fmt: skip
 
     _assert_as_eager(fn, x, torch.tensor([0.0, 2.0, 3.0, 10.0]), torch.arange(8.0), tolerance=True)
+
+
+def test_indexing_ops_of_0d_tensors_take_them_as_one_element() -> None:
+    """scatter, scatter_add, gather and index_add of 0-d tensors (torch-mlir refused the first
+    four and crashed on the last), a 0-d input gathered by a 1-element index too."""
+    x, value = torch.tensor(2.0), torch.tensor(5.0)
+    index = torch.tensor(0)
+
+    def fn(t: torch.Tensor, i: torch.Tensor, v: torch.Tensor) -> tuple:
+        return (
+            torch.scatter_add(t, 0, i, v), torch.scatter(t, 0, i, v), torch.scatter(t, 0, i, 3.0),
+            torch.gather(t, 0, i), torch.gather(t, 0, i.reshape(1)), t.index_add(0, i, v),
+        )  # fmt: skip
+
+    _assert_as_eager(fn, x, index, value)

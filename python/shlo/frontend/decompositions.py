@@ -46,6 +46,10 @@ its two kernels compute it), which torch-mlir cannot lower.  `fmin`, `fmax` and 
 clamps by a tensor expand both operands to their common shape first: torch-mlir does not
 broadcast them.
 
+`scatter`, `scatter_add`, `gather` and `index_add` with a 0-d tensor take it as the
+1-element tensor ATen's kernels take it as (torch-mlir could not lower them, and crashed on
+`index_add`).
+
 `threshold_backward` of an integer gradient and a float input: torch-mlir returns the
 gradient's dtype where eager promotes to the float one, so mixed dtypes are promoted first.
 
@@ -333,6 +337,12 @@ _ALONG_THE_ONE_DIMENSION = (
     aten.sum.dim_IntList, aten.mean.dim, aten.prod.dim_int, aten.var.correction,
     aten.any.dim, aten.any.dims, aten.all.dim, aten.cumsum.default, aten._softmax.default,
 )  # fmt: skip
+# Indexing ops that torch-mlir cannot lower (or crashes on: `index_add`) with a 0-d tensor,
+# which eager takes as a 1-element one: op -> the argument whose shape the result has.
+_INDEXING_ALONG_THE_ONE_DIMENSION = {
+    aten.scatter.src: 0, aten.scatter.value: 0, aten.scatter_add.default: 0,
+    aten.index_add.default: 0, aten.gather.default: 2,
+}  # fmt: skip
 
 
 # Binary ops whose operands torch-mlir does not broadcast (a type inference error, or an abort,
@@ -365,6 +375,25 @@ def _one_element(op: Any, otherwise: Callable[..., Any]) -> Callable[..., Any]:
         return pytree.tree_map(
             lambda r: r.reshape(()) if isinstance(r, torch.Tensor) else r, result
         )
+
+    return run
+
+
+def _of_one_element_tensors(op: Any, shaped_like: int) -> Callable[..., Any]:
+    """`op` with 0-d tensors among its tensors as `op` of their 1-element reshapes (as ATen's
+    kernels take them), its result reshaped to the shape of argument `shaped_like`; of any
+    other tensors, PyTorch's decomposition of `op` where it has one, else the op as it is."""
+    otherwise = decomposition_table.get(op, _as_it_is)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+        if all(t.dim() for t in tensors):
+            return otherwise(*args, **kwargs)
+        shape = args[shaped_like].shape
+        args, kwargs = pytree.tree_map_only(
+            torch.Tensor, lambda t: t.reshape(1) if t.dim() == 0 else t, (args, kwargs)
+        )
+        return pytree.tree_map_only(torch.Tensor, lambda r: r.reshape(shape), op(*args, **kwargs))
 
     return run
 
@@ -683,6 +712,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.threshold_backward.default: threshold_backward_promoted,
     aten.embedding.default: embedding_forward,
     **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},
+    **{op: _of_one_element_tensors(op, k) for op, k in _INDEXING_ALONG_THE_ONE_DIMENSION.items()},
     **{op: _one_element(op, _widened(op)) for op in _UNSIGNED_ORDER},
     **{op: _broadcast_first(op) for op in _UNBROADCAST},
     **{op: _one_element(op, of_truth_values(op)) for op in TRUTH_REDUCTIONS},
