@@ -8,12 +8,11 @@ op of its operands converted to the result's element type and broadcast to its s
 
 Where CHLO's values differ from ATen's, ATen's are taken: `digamma` of +-0 is -+inf (CHLO's
 NaN), and below the type's precision `lgamma` is -log|x| and `digamma` -1/x - γ (CHLO's
-reflection takes a sine or tangent there that underflows, as IREE computes an f64 one in f32;
-a subnormal's log is read from its bits, which IREE's float ops read as zero).  `polygamma` of
-order 0 is `digamma` and of order 1 ATen's own trigamma series.  Higher orders, and the
-Hurwitz `zeta` they come from, are left refused: CHLO's zeta is wrong for a negative q
-(zeta(2, -8.5) came out 6.79, not 9.76) and ATen's loops as long as q is negative.  `hypot`
-is computed as C's, without the overflow of squaring.
+reflection takes a sine or tangent there that underflows, as IREE computes an f64 one in
+f32).  `polygamma` of order 0 is `digamma` and of order 1 ATen's own trigamma series.
+Higher orders, and the Hurwitz `zeta` they come from, are left refused: CHLO's zeta is wrong
+for a negative q (zeta(2, -8.5) came out 6.79, not 9.76) and ATen's loops as long as q is
+negative.  `hypot` is computed as C's, without the overflow of squaring.
 """
 
 from __future__ import annotations
@@ -59,29 +58,6 @@ def _binary(name: str) -> Callable[[list[Any], list[int], str], Any]:
 _DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64}
 
 
-def _log_magnitude(x: Any, shape: list[int], element: str) -> Any:
-    """log|x|, subnormal x included: read from the bits of |x| (subnormal floats read as
-    zero in IREE's float ops), an integer times 2**smallest."""
-    info = torch.finfo(_DTYPES[element])
-    kind, bits = tensor_type(shape, element), tensor_type(shape, f"i{info.bits}")
-    magnitude = create("stablehlo.abs", kind, [x])
-    count = create(
-        "stablehlo.convert", kind, [create("stablehlo.bitcast_convert", bits, [magnitude])]
-    )
-    scaled = create(
-        "stablehlo.add",
-        kind,
-        [
-            create("stablehlo.log", kind, [count]),
-            constant(shape, element, math.log(info.tiny * info.eps)),
-        ],
-    )
-    normal = compare(tensor_type(shape, "i1"), magnitude, constant(shape, element, info.tiny), "GE")
-    return create(
-        "stablehlo.select", kind, [normal, create("stablehlo.log", kind, [magnitude]), scaled]
-    )
-
-
 def _lgamma(operands: list[Any], shape: list[int], element: str) -> Any:
     """CHLO's lgamma, and -log|x| where |x| is below the type's precision: CHLO's reflection
     there takes the log of a sine that underflows (IREE computes an f64 sine in f32)."""
@@ -93,7 +69,8 @@ def _lgamma(operands: list[Any], shape: list[int], element: str) -> Any:
         constant(shape, element, torch.finfo(_DTYPES[element]).eps),
         "LT",
     )
-    near_pole = create("stablehlo.negate", kind, [_log_magnitude(x, shape, element)])
+    magnitude = create("stablehlo.abs", kind, [x])
+    near_pole = create("stablehlo.negate", kind, [create("stablehlo.log", kind, [magnitude])])
     return create("stablehlo.select", kind, [tiny, near_pole, create("chlo.lgamma", kind, [x])])
 
 
