@@ -41,16 +41,11 @@ aten = torch.ops.aten
 _FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
 
 
-def _unary(name: str) -> Callable[[list[Any], list[int], str], Any]:
+def _plain(name: str) -> Callable[[list[Any], list[int], str], Any]:
+    """The CHLO op `name` of the operands as they are."""
+
     def build(operands: list[Any], shape: list[int], element: str) -> Any:
-        return create(name, tensor_type(shape, element), operands[:1])
-
-    return build
-
-
-def _binary(name: str) -> Callable[[list[Any], list[int], str], Any]:
-    def build(operands: list[Any], shape: list[int], element: str) -> Any:
-        return create(name, tensor_type(shape, element), operands[:2])
+        return create(name, tensor_type(shape, element), operands)
 
     return build
 
@@ -63,13 +58,9 @@ def _lgamma(operands: list[Any], shape: list[int], element: str) -> Any:
     there takes the log of a sine that underflows (IREE computes an f64 sine in f32)."""
     (x,) = operands
     kind = tensor_type(shape, element)
-    tiny = compare(
-        tensor_type(shape, "i1"),
-        create("stablehlo.abs", kind, [x]),
-        constant(shape, element, torch.finfo(_DTYPES[element]).eps),
-        "LT",
-    )
     magnitude = create("stablehlo.abs", kind, [x])
+    epsilon = constant(shape, element, torch.finfo(_DTYPES[element]).eps)
+    tiny = compare(tensor_type(shape, "i1"), magnitude, epsilon, "LT")
     near_pole = create("stablehlo.negate", kind, [create("stablehlo.log", kind, [magnitude])])
     return create("stablehlo.select", kind, [tiny, near_pole, create("chlo.lgamma", kind, [x])])
 
@@ -77,10 +68,10 @@ def _lgamma(operands: list[Any], shape: list[int], element: str) -> Any:
 # op name -> (builder, how many tensor operands it takes)
 _PATTERNS: dict[str, tuple[Callable[[list[Any], list[int], str], Any], int]] = {
     "torch.aten.lgamma": (_lgamma, 1),
-    "torch.aten.digamma": (_unary("chlo.digamma"), 1),
-    "torch.aten.erfinv": (_unary("chlo.erf_inv"), 1),
-    "torch.aten.special_i1e": (_unary("chlo.bessel_i1e"), 1),
-    "torch.aten.nextafter": (_binary("chlo.next_after"), 2),
+    "torch.aten.digamma": (_plain("chlo.digamma"), 1),
+    "torch.aten.erfinv": (_plain("chlo.erf_inv"), 1),
+    "torch.aten.special_i1e": (_plain("chlo.bessel_i1e"), 1),
+    "torch.aten.nextafter": (_plain("chlo.next_after"), 2),
 }
 
 
