@@ -32,6 +32,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from pathlib import Path
 from queue import Queue
+from typing import Any
 
 import torch_sweep_cases as cases
 from sweep_summary import summary
@@ -74,6 +76,14 @@ def _work(connection: Connection, target: str, special: bool) -> None:
 def _tell(connection: Connection, numbers: list[int], index: int | None) -> None:
     """Which part runs now: eager on sample `numbers[index]`, or shlo's (None)."""
     connection.send(("shlo", None) if index is None else ("eager", numbers[index]))
+
+
+# Set once the sweep is interrupted: a worker that dies then is not started again.
+_stopping = threading.Event()
+
+
+class Interrupted(Exception):
+    """The sweep was interrupted while this case ran."""
 
 
 class Worker:
@@ -120,6 +130,8 @@ class Worker:
         if not self.process.is_alive() and status == "timeout":
             status = "crash"
         self.stop()
+        if _stopping.is_set():
+            raise Interrupted
         code = self.process.exitcode
         self._start()
         ended = f"exit code {code}" if code is None or code >= 0 else signal_text(-code)
@@ -140,10 +152,13 @@ def _cases(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def _run(args: argparse.Namespace, todo: list[tuple[str, str]]) -> list[dict]:
-    """Run the cases on `--jobs` workers; a case whose worker died is run sample by sample."""
+    """Run the cases on `--jobs` workers; a case whose worker died is run sample by sample.
+    Interrupted (Ctrl-C, SIGTERM), the cases not started are dropped and every worker is
+    stopped with what it started."""
+    everyone = [Worker(args.target, args.special_values) for _ in range(args.jobs)]
     workers: Queue[Worker] = Queue()
-    for _ in range(args.jobs):
-        workers.put(Worker(args.target, args.special_values))
+    for worker in everyone:
+        workers.put(worker)
 
     def one(case: tuple[str, str]) -> list[dict]:
         worker = workers.get()
@@ -155,14 +170,26 @@ def _run(args: argparse.Namespace, todo: list[tuple[str, str]]) -> list[dict]:
     results = []
     try:
         with ThreadPoolExecutor(args.jobs) as pool:
-            for case, verdicts in zip(todo, pool.map(one, todo), strict=True):
-                results += [{"entry": case[0], "dtype": case[1], **v} for v in verdicts]
-                if args.progress:
-                    args.progress.update()
+            try:
+                for case, verdicts in zip(todo, pool.map(one, todo), strict=True):
+                    results += [{"entry": case[0], "dtype": case[1], **v} for v in verdicts]
+                    if args.progress:
+                        args.progress.update()
+            except BaseException:
+                _stopping.set()
+                pool.shutdown(wait=False, cancel_futures=True)
+                for worker in everyone:
+                    worker.stop()
+                raise
     finally:
-        while not workers.empty():
-            workers.get().stop(wait=10.0)
+        for worker in everyone:
+            worker.stop(wait=10.0)
     return results
+
+
+def _terminated(signal_number: int, frame: Any) -> None:
+    """SIGTERM as an exit, so that the sweep stops its workers first."""
+    raise SystemExit(128 + signal_number)
 
 
 def _attempts(worker: Worker, key: str, dtype: str, timeout: float) -> Iterator[dict]:
@@ -214,6 +241,7 @@ def _compare(old: Path, results: list[dict]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _terminated)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modules", action="store_true", help="ModuleInfo instead of OpInfo")
     parser.add_argument("--filter", help="a regular expression the entry's key must match")
