@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import rewrite_each
+from shlo.ir.edit import rewrite_each, scatter_inputs
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
 
 def _as_inputs(scatter: Any) -> None:
-    count = (len(scatter.operands) - 1) // 2  # inputs, indices, updates
+    count = scatter_inputs(scatter)
     updates = [ir.RankedTensorType(v.type) for v in scatter.operands[count + 1 :]]
     if not all(u.has_static_shape and 0 in u.shape for u in updates):
         return

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from shlo.ir.edit import ops_in, transpose
+from shlo.ir.edit import ops_in, scatter_inputs, transpose
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -61,7 +61,7 @@ def _leading_order(numbers: dict[str, Any], rank: int) -> list[int] | None:
 
 def _lead_indexed_dims(scatter: Any) -> None:
     numbers = _numbers(scatter)
-    count = (len(scatter.operands) - 1) // 2  # inputs, indices, updates
+    count = scatter_inputs(scatter)
     order = _leading_order(numbers, ir.RankedTensorType(scatter.operands[0].type).rank)
     if order is None:
         return

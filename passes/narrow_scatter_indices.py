@@ -14,21 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import create, ops_in
+from shlo.ir.edit import create, ops_in, scatter_inputs
 from shlo.ir.stablehlo import ScatterDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
 
 _I32_MAX = 2**31 - 1
 
 
-def _indices(scatter: Any) -> int:
-    """The position of the scatter's indices among its operands (inputs, indices, updates)."""
-    return (len(scatter.operands) - 1) // 2
-
-
 def _bound(scatter: Any) -> int | None:
     """The largest operand dimension the scatter's indices address, if it can be narrowed."""
-    indices = ir.RankedTensorType(scatter.operands[_indices(scatter)].type)
+    indices = ir.RankedTensorType(scatter.operands[scatter_inputs(scatter)].type)
     operand = ir.RankedTensorType(scatter.operands[0].type)
     if str(indices.element_type) != "i64" or not operand.has_static_shape:
         return None
@@ -42,7 +37,7 @@ def _narrow(scatter: Any) -> None:
     bound = _bound(scatter)
     if bound is None:
         return
-    position = _indices(scatter)
+    position = scatter_inputs(scatter)
     indices = scatter.operands[position]
     i64 = ir.RankedTensorType(indices.type).element_type
     scalar = ir.RankedTensorType.get([], i64)

@@ -77,6 +77,7 @@ from torch.ao.quantization.fx import _decomposed as decomposed
 
 from shlo.frontend.linalg import lu_factorable, lu_factored
 from shlo.frontend.losses import LOSSES
+from shlo.frontend.scatter import row_major_coordinates
 from shlo.frontend.transposed_convolution import scattered_products
 
 aten = torch.ops.aten
@@ -196,11 +197,7 @@ def nonzero_static(x: torch.Tensor, *, size: int, fill_value: int = -1) -> Any:
     counts = torch.cumsum(nonzero, 0)
     wanted = torch.arange(1, size + 1, dtype=torch.int64)
     flat = torch.searchsorted(counts, wanted)
-    coordinates = []
-    for extent in reversed(x.shape):
-        coordinates.append(torch.remainder(flat, extent))
-        flat = torch.div(flat, extent, rounding_mode="floor")
-    found = torch.stack(coordinates[::-1], dim=1)
+    found = torch.stack(row_major_coordinates(flat, list(x.shape)), dim=1)
     return torch.where((wanted <= counts[-1]).unsqueeze(1), found, fill_value)
 
 

@@ -6,11 +6,12 @@ torch-mlir's conversion to StableHLO lowers `scatter.src` and `scatter_add` only
 `scatter_reduce`, which is rewritten in the torch backend IR (statically shaped tensors
 only) as a `stablehlo.scatter` whose region is the reduction, between
 `torch_c.to_builtin_tensor` and `torch_c.from_builtin_tensor` as
-`shlo.frontend.complex_to_stablehlo` does.  As ATen's kernel:
-without `include_self` the positions scattered to first take the reduction's identity; the
-mean divides by how many values each position took (its own among them with `include_self`,
-at least 1), rounding down for integers; amax and amin propagate NaN (`stablehlo.maximum`
-does).  A dense formulation (one-hot masks) would take memory quadratic in the sizes.
+`shlo.frontend.complex_to_stablehlo` does.  As ATen's kernel: without `include_self` the
+positions scattered to first take the reduction's identity; the mean divides by how many
+values each position took (its own among them with `include_self`, at least 1), rounding
+down for integers; amax and amin propagate NaN (`stablehlo.maximum` does).  A dense
+formulation (one-hot masks) would take memory quadratic in the sizes.
+
 `histc` and `histogram`, which torch-mlir cannot lower either, are a `scatter_add` of ones
 (or weights) into their bins, `put` an `index_put` into the flattened tensor and
 `diagonal_scatter` a `where` over the diagonal.
@@ -261,6 +262,16 @@ def put_by_mask(
     return torch.where(where, x + taken if accumulate else taken, x)
 
 
+def row_major_coordinates(flat: torch.Tensor, shape: list[int]) -> list[torch.Tensor]:
+    """The coordinates in `shape` of each row-major position in `flat`, one tensor per dim
+    (`torch.unravel_index`, which cannot be traced in a decomposition)."""
+    coordinates = []
+    for extent in reversed(shape):
+        coordinates.append(torch.remainder(flat, extent))
+        flat = torch.div(flat, extent, rounding_mode="floor")
+    return coordinates[::-1]
+
+
 def _put_by_mask_and_integers(
     x: torch.Tensor, indices: list[Any], values: torch.Tensor, accumulate: bool
 ) -> Any:
@@ -282,13 +293,10 @@ def _put_by_mask_and_integers(
     first = torch.sort((~mask).reshape(-1).to(torch.int32), stable=True).indices
     slots = torch.where(count == size, torch.arange(size), 0)
     flat = torch.index_select(first, 0, slots)
-    coordinates = []
-    for extent in reversed(mask.shape):
-        coordinates.append(torch.remainder(flat, extent))
-        flat = torch.div(flat, extent, rounding_mode="floor")
+    coordinates = row_major_coordinates(flat, list(mask.shape))
     replaced: list[Any] = []
     for index in indices:
-        replaced.extend(reversed(coordinates) if index is mask else [index])
+        replaced.extend(coordinates if index is mask else [index])
     return aten.index_put.default(x, replaced, values, accumulate)
 
 

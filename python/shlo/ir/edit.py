@@ -97,6 +97,12 @@ def in_program(op: Any) -> bool:
     return op.parent.name in _PROGRAM_REGIONS
 
 
+def scatter_inputs(scatter: Any) -> int:
+    """How many inputs a `stablehlo.scatter` has: its operands are its inputs, its indices
+    (at this position) and as many updates."""
+    return (len(scatter.operands) - 1) // 2
+
+
 def producer(value: Any) -> Any:
     """The op that defines `value`; None for a block argument."""
     owner = value.owner
