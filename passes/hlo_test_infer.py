@@ -31,9 +31,13 @@ replaced by that shape, and the producer, once unused, erased unless it has effe
 the driver erases it.  An op that builds no shape (an op without its own reification, a
 bitcast that changes the element size) leaves the test op, as upstream's failing pattern does;
 a CHLO broadcast whose `broadcast_dimensions` are not NumPy's prefix padding gets upstream's
-warning and stays.  `get_return_type_components` is ported for `dot` and `dot_general`
-(sizes and bounds, `inferDotOp`/`inferDotGeneralOp`); for any other op it fails the pass at
-the op, naming it.
+warning and stays.  `get_return_type_components` follows which ops define
+`inferReturnTypeComponents` at all (StablehloOps.cpp, ChloOps.cpp): every other op has the
+interface's default, which fails, so its test op stays.  Of those that define it, every op
+but the dot family builds its inferred types from its components or its components from its
+inferred types, so the components are the inferred types read as above; `dot` and
+`dot_general` are ported (sizes and bounds, `inferDotOp`/`inferDotGeneralOp`), and
+`chlo.ragged_dot` fails the pass at the op, naming it.
 """
 
 from __future__ import annotations
@@ -65,6 +69,37 @@ _CHLO_ELEMENTWISE = (
     "_asin_acos_kernel acos acosh asin asinh atan atanh conj cosh sinh tan digamma erf erf_inv "
     "erfc is_inf is_neg_inf is_pos_inf lgamma square"
 ).split()
+# The ops that define `inferReturnTypeComponents` (StablehloOps.cpp and ChloOps.cpp at 7b1b157,
+# their macros expanded); any other op's is the interface's default, which fails.
+_WITH_COMPONENTS = frozenset(
+    [
+        f"stablehlo.{name}"
+        for name in (
+            "and atan2 cbrt ceil count_leading_zeros cosine cross-replica-sum divide exponential "
+            "exponential_minus_one floor log log_plus_one logistic maximum minimum multiply negate "
+            "not or popcnt power reduce_precision remainder round_nearest_even round_nearest_afz "
+            "rsqrt shift_left shift_right_arithmetic shift_right_logical sign sine sqrt subtract "
+            "tan tanh xor add cholesky dot dot_general fft gather dynamic_gather "
+            "get_dimension_size dynamic_update_slice collective_broadcast collective_permute "
+            "all_to_all all_reduce batch_norm_grad batch_norm_training batch_norm_inference "
+            "broadcast clamp dynamic_slice map reduce_window reduce rng select set_dimension_size "
+            "sort triangular_solve compare uniform_dequantize"
+        ).split()
+    ]
+    + [
+        f"chlo.{name}"
+        for name in (
+            "_asin_acos_kernel acos acosh asin asinh atan atanh bessel_i1e conj cosh digamma erf "
+            "erfc erf_inv lgamma mulhi next_after polygamma sinh square tan zeta broadcast_complex "
+            "broadcast_compare broadcast_add broadcast_and broadcast_atan2 broadcast_divide "
+            "broadcast_maximum broadcast_minimum broadcast_multiply broadcast_next_after "
+            "broadcast_or broadcast_polygamma broadcast_power broadcast_remainder "
+            "broadcast_shift_left "
+            "broadcast_shift_right_arithmetic broadcast_shift_right_logical broadcast_subtract "
+            "broadcast_xor broadcast_zeta constant_like broadcast_select ragged_dot top_k scan"
+        ).split()
+    ]
+)
 _INFERRED = re.compile(r"inferred type\(s\) (.*) are incompatible with return type\(s\)")
 _QUOTED = re.compile(r"'([^']*)'")
 
@@ -580,16 +615,20 @@ def _dot_components(defining: Any) -> tuple[list[int], list[int]]:
     return sizes, limits
 
 
-def _components(defining: Any) -> list[Any]:
+def _components(defining: Any, location: Any) -> list[Any] | None:
     """inferReturnTypeComponents as upstream's test pattern prints each component: a tensor of
     its sizes, of `index` where it infers no element type, with its bounds
-    (`componentToAttribute`, `boundsToEncoding`).  Ported for `dot` and `dot_general`."""
-    if defining.name not in ("stablehlo.dot", "stablehlo.dot_general"):
+    (`componentToAttribute`, `boundsToEncoding`); None where the op does not define it."""
+    if defining.name not in _WITH_COMPONENTS:
+        return None
+    if defining.name == "chlo.ragged_dot":
         raise PassFailure(
-            f"the inferReturnTypeComponents of '{defining.name}' is not ported to shlo (the "
+            "the inferReturnTypeComponents of 'chlo.ragged_dot' is not ported to shlo (the "
             "bindings' call needs the op's properties, which no Python call yields)",
             defining,
         )
+    if defining.name not in ("stablehlo.dot", "stablehlo.dot_general"):
+        return _inferred(defining, location)
     sizes, bounds = _dot_components(defining)
     prototype = next(
         (ir.RankedTensorType(v.type).encoding for v in defining.operands[:2] if _bounds(v)), None
@@ -601,17 +640,22 @@ def _components(defining: Any) -> list[Any]:
     return [ir.RankedTensorType.get(sizes, ir.IndexType.get(), encoding)]
 
 
+def _inferred(defining: Any, location: Any) -> list[Any] | None:
+    """The producer's inferred result types, its inference's errors reported at `location`."""
+    if len(defining.regions):
+        return _inferred_with_regions(defining, location)
+    return _inferred_without_regions(defining, location)
+
+
 def _rewrite(op: Any, interface: Any, replaced_by: str) -> None:
     """Replace the test op `op` by `replaced_by` carrying its producer's inferred types."""
     defining = _tested(op, interface)
     if defining is None:
         return
     if interface is ir.InferShapedTypeOpInterface:
-        types: list[Any] | None = _components(defining)
-    elif len(defining.regions):
-        types = _inferred_with_regions(defining, op.location)
+        types = _components(defining, op.location)
     else:
-        types = _inferred_without_regions(defining, op.location)
+        types = _inferred(defining, op.location)
     if types is None:
         return
     attributes = _attributes(op)
@@ -634,14 +678,14 @@ def hlo_test_infer(module: Any, options: None) -> None:
     """Rewrite each test op as upstream's test pass does, or fail at one the bindings cannot
     answer."""
     with module.context, ir.Location.unknown():
-        for op in ops_in(module, _COMPONENTS):
-            _rewrite(op, ir.InferShapedTypeOpInterface, "hlo_test_infer.return_type_components")
         for op in ops_in(module, _REIFY):
             _reify(op)
         context = module.context
         emitting = context.emit_error_diagnostics
         context.emit_error_diagnostics = True  # inference errors print, as upstream's do
         try:
+            for op in ops_in(module, _COMPONENTS):
+                _rewrite(op, ir.InferShapedTypeOpInterface, "hlo_test_infer.return_type_components")
             for op in ops_in(module, _GET_TYPES):
                 _rewrite(op, ir.InferTypeOpInterface, "hlo_test_infer.return_types")
         finally:

@@ -251,6 +251,48 @@ func.func @components(%a: tensor<?x12xf32, #stablehlo.bounds<64, ?>>, %b: tensor
   func.return %3, %4, %5 : tensor<2xindex>, tensor<3xindex>, tensor<2xindex>
 }
 
-// REFUSED: hlo_test_infer_refused.mlir:4:8: error: hlo-test-infer: the inferReturnTypeComponents of 'stablehlo.select' is not ported to shlo
+// -----
+
+// get_return_type_components of the other ops that define it: their inferred types (element
+// type and bounds included).  An op with only the interface's default (abs, concatenate,
+// is_inf) or without the interface (iota) fails the pattern, and its test op stays.
+// CHECK-LABEL: func.func @components_from_types
+// CHECK: "hlo_test_infer.return_type_components"(%0) {types0 = tensor<?x3xf32, #stablehlo.bounds<4, ?>>}
+// CHECK: "hlo_test_infer.return_type_components"(%1) {types0 = tensor<?x3xi1, #stablehlo.bounds<4, ?>>}
+// CHECK: "hlo_test_infer.return_type_components"(%2) {types0 = tensor<2x?x3xf32>}
+// CHECK: "hlo_test_infer.return_type_components"(%3) {types0 = tensor<2xf32>}
+// CHECK: "hlo_test_infer.return_type_components"(%4#0) {types0 = tensor<2x2xf32>, types1 = tensor<2x2xi32>}
+// CHECK: "hlo_test_infer.get_return_type_components"(%5)
+// CHECK: "hlo_test_infer.get_return_type_components"(%6)
+// CHECK: "hlo_test_infer.get_return_type_components"(%7)
+// CHECK: "hlo_test_infer.get_return_type_components"(%8)
+func.func @components_from_types(%a: tensor<?x3xf32, #stablehlo.bounds<4, ?>>, %b: tensor<2x1x3xf32>, %c: tensor<?x3xf32>, %d: tensor<2x2xf32>, %k: tensor<2x2xi32>) -> (tensor<2xindex>, tensor<2xindex>, tensor<3xindex>, tensor<1xindex>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, tensor<1xindex>) {
+  %0 = stablehlo.add %a, %a : tensor<?x3xf32, #stablehlo.bounds<4, ?>>
+  %1 = stablehlo.compare LT, %a, %a : (tensor<?x3xf32, #stablehlo.bounds<4, ?>>, tensor<?x3xf32, #stablehlo.bounds<4, ?>>) -> tensor<?x3xi1, #stablehlo.bounds<4, ?>>
+  %2 = chlo.broadcast_add %b, %c : (tensor<2x1x3xf32>, tensor<?x3xf32>) -> tensor<2x?x3xf32>
+  %init = stablehlo.constant dense<0.0> : tensor<f32>
+  %3 = stablehlo.reduce(%d init: %init) applies stablehlo.add across dimensions = [0] : (tensor<2x2xf32>, tensor<f32>) -> tensor<2xf32>
+  %sorted:2 = "stablehlo.sort"(%d, %k) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):
+    %lt = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xi32>) -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  %5 = stablehlo.abs %d : tensor<2x2xf32>
+  %6 = stablehlo.concatenate %d, %d, dim = 0 : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %7 = chlo.is_inf %d : tensor<2x2xf32> -> tensor<2x2xi1>
+  %8 = stablehlo.iota dim = 0 : tensor<3xf32>
+  %r0 = "hlo_test_infer.get_return_type_components"(%0) : (tensor<?x3xf32, #stablehlo.bounds<4, ?>>) -> tensor<2xindex>
+  %r1 = "hlo_test_infer.get_return_type_components"(%1) : (tensor<?x3xi1, #stablehlo.bounds<4, ?>>) -> tensor<2xindex>
+  %r2 = "hlo_test_infer.get_return_type_components"(%2) : (tensor<2x?x3xf32>) -> tensor<3xindex>
+  %r3 = "hlo_test_infer.get_return_type_components"(%3) : (tensor<2xf32>) -> tensor<1xindex>
+  %r4 = "hlo_test_infer.get_return_type_components"(%sorted#0) : (tensor<2x2xf32>) -> tensor<2xindex>
+  %r5 = "hlo_test_infer.get_return_type_components"(%5) : (tensor<2x2xf32>) -> tensor<2xindex>
+  %r6 = "hlo_test_infer.get_return_type_components"(%6) : (tensor<4x2xf32>) -> tensor<2xindex>
+  %r7 = "hlo_test_infer.get_return_type_components"(%7) : (tensor<2x2xi1>) -> tensor<2xindex>
+  %r8 = "hlo_test_infer.get_return_type_components"(%8) : (tensor<3xf32>) -> tensor<1xindex>
+  func.return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8 : tensor<2xindex>, tensor<2xindex>, tensor<3xindex>, tensor<1xindex>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, tensor<1xindex>
+}
+
+// REFUSED: hlo_test_infer_refused.mlir:4:8: error: hlo-test-infer: the inferReturnTypeComponents of 'chlo.ragged_dot' is not ported to shlo
 // REFUSED-NOT: Traceback
 // WARN: hlo_test_infer.mlir:{{[0-9]+}}:8: warning: unsupported non prefix-padded dynamic rank broadcast_dimensions = array<i64: 0>
