@@ -36,8 +36,8 @@ warning and stays.  `get_return_type_components` follows which ops define
 interface's default, which fails, so its test op stays.  Of those that define it, every op
 but the dot family builds its inferred types from its components or its components from its
 inferred types, so the components are the inferred types read as above; `dot` and
-`dot_general` are ported (sizes and bounds, `inferDotOp`/`inferDotGeneralOp`), and
-`chlo.ragged_dot` fails the pass at the op, naming it.
+`dot_general` (sizes and bounds, `inferDotOp`/`inferDotGeneralOp`) and `chlo.ragged_dot`
+(sizes, `inferRaggedDotOutputDimensions`) are ported.
 """
 
 from __future__ import annotations
@@ -615,6 +615,26 @@ def _dot_components(defining: Any) -> tuple[list[int], list[int]]:
     return sizes, limits
 
 
+def _ragged_dot_sizes(defining: Any) -> list[int]:
+    """inferRaggedDotOutputDimensions: the group count where the ragged dimension is
+    contracted, then the batching, lhs's free and rhs's free non-group dimensions."""
+    numbers = defining.attributes["ragged_dot_dimension_numbers"]
+    lhs, rhs, groups = defining.operands[0], defining.operands[1], defining.operands[2]
+    lhs_shape = ir.RankedTensorType(lhs.type).shape
+    batching = _listed(numbers, "lhs_batching_dimensions")
+    contracting = _listed(numbers, "lhs_contracting_dimensions")
+    ragged_contracted = _listed(numbers, "lhs_ragged_dimensions")[0] in contracting
+    sizes = [ir.RankedTensorType(groups.type).shape[-1]] if ragged_contracted else []
+    sizes += [lhs_shape[d] for d in batching]
+    sizes += [lhs_shape[d] for d in _free(lhs, batching + contracting)]
+    taken = [
+        d
+        for field in ("batching", "contracting", "group")
+        for d in _listed(numbers, f"rhs_{field}_dimensions")
+    ]
+    return sizes + [ir.RankedTensorType(rhs.type).shape[d] for d in _free(rhs, taken)]
+
+
 def _components(defining: Any, location: Any) -> list[Any] | None:
     """inferReturnTypeComponents as upstream's test pattern prints each component: a tensor of
     its sizes, of `index` where it infers no element type, with its bounds
@@ -622,11 +642,7 @@ def _components(defining: Any, location: Any) -> list[Any] | None:
     if defining.name not in _WITH_COMPONENTS:
         return None
     if defining.name == "chlo.ragged_dot":
-        raise PassFailure(
-            "the inferReturnTypeComponents of 'chlo.ragged_dot' is not ported to shlo (the "
-            "bindings' call needs the op's properties, which no Python call yields)",
-            defining,
-        )
+        return [ir.RankedTensorType.get(_ragged_dot_sizes(defining), ir.IndexType.get())]
     if defining.name not in ("stablehlo.dot", "stablehlo.dot_general"):
         return _inferred(defining, location)
     sizes, bounds = _dot_components(defining)

@@ -2,7 +2,6 @@
 // RUN: shlo-opt %s -hlo-test-infer -allow-unregistered-dialect -split-input-file | filecheck %s
 // RUN: shlo-opt %s --hlo-test-infer --allow-unregistered-dialect --split-input-file 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 // RUN: shlo-opt %s --pass-pipeline='builtin.module(func.func(hlo-test-infer))' --allow-unregistered-dialect --split-input-file | filecheck %s
-// RUN: not shlo-opt %inputs/hlo_test_infer_refused.mlir --hlo-test-infer --allow-unregistered-dialect --split-input-file 2>&1 | filecheck %s --check-prefix=REFUSED
 
 // An inherent attribute decides the type (the bindings' own inferReturnTypes loses it).
 // CHECK-LABEL: func.func @transpose
@@ -293,6 +292,33 @@ func.func @components_from_types(%a: tensor<?x3xf32, #stablehlo.bounds<4, ?>>, %
   func.return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8 : tensor<2xindex>, tensor<2xindex>, tensor<3xindex>, tensor<1xindex>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, tensor<2xindex>, tensor<1xindex>
 }
 
-// REFUSED: hlo_test_infer_refused.mlir:4:8: error: hlo-test-infer: the inferReturnTypeComponents of 'chlo.ragged_dot' is not ported to shlo
-// REFUSED-NOT: Traceback
+// -----
+
+// chlo.ragged_dot's components: its sizes of `index` (the group count first where the ragged
+// dimension is contracted).
+// CHECK-LABEL: func.func @ragged_dot_components
+// CHECK: "hlo_test_infer.return_type_components"(%0) {types0 = tensor<2x11x7xindex>}
+// CHECK: "hlo_test_infer.return_type_components"(%1) {types0 = tensor<3x2x11x7xindex>}
+func.func @ragged_dot_components(%lhs: tensor<2x11x5xf32>, %rhs: tensor<3x2x5x7xf32>, %rhs2: tensor<2x5x7xf32>, %group_sizes: tensor<3xi64>) -> (tensor<3xindex>, tensor<4xindex>) {
+  %0 = "chlo.ragged_dot"(%lhs, %rhs, %group_sizes) {
+    ragged_dot_dimension_numbers = #chlo.ragged_dot<
+      lhs_batching_dimensions = [0], rhs_batching_dimensions = [1],
+      lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2],
+      lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]
+    >,
+    precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]
+  } : (tensor<2x11x5xf32>, tensor<3x2x5x7xf32>, tensor<3xi64>) -> tensor<2x11x7xf32>
+  %1 = "chlo.ragged_dot"(%lhs, %rhs2, %group_sizes) {
+    ragged_dot_dimension_numbers = #chlo.ragged_dot<
+      lhs_batching_dimensions = [0], rhs_batching_dimensions = [0],
+      lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1],
+      lhs_ragged_dimensions = [2], rhs_group_dimensions = []
+    >,
+    precision_config = [#chlo<precision DEFAULT>, #chlo<precision DEFAULT>]
+  } : (tensor<2x11x5xf32>, tensor<2x5x7xf32>, tensor<3xi64>) -> tensor<3x2x11x7xf32>
+  %2 = "hlo_test_infer.get_return_type_components"(%0) : (tensor<2x11x7xf32>) -> tensor<3xindex>
+  %3 = "hlo_test_infer.get_return_type_components"(%1) : (tensor<3x2x11x7xf32>) -> tensor<4xindex>
+  func.return %2, %3 : tensor<3xindex>, tensor<4xindex>
+}
+
 // WARN: hlo_test_infer.mlir:{{[0-9]+}}:8: warning: unsupported non prefix-padded dynamic rank broadcast_dimensions = array<i64: 0>
