@@ -138,20 +138,6 @@ def test_a_result_shape_that_depends_on_values_names_the_op() -> None:
     assert "torch.constant" not in str(info.value)
 
 
-def test_a_slice_as_long_as_a_number_read_from_a_tensor_is_refused() -> None:
-    """An unbacked size reaching the passes before IREE crashes them natively; it is refused
-    by name before import."""
-    import torch
-
-    class Prefix(torch.nn.Module):
-        def forward(self, x, n):
-            return x[: int(n)]
-
-    with pytest.raises(FrontendError, match="depends on the input values") as info:
-        import_model(Prefix(), (torch.rand(5), torch.tensor(3)))
-    assert "aten.slice.Tensor (at " in str(info.value)
-
-
 def test_op_iree_cannot_compile_is_named() -> None:
     from shlo.ir.module import IRModule
     from shlo.ir.stablehlo import WORLD

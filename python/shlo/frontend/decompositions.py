@@ -87,6 +87,7 @@ from shlo.frontend.interpolation import INTERPOLATION
 from shlo.frontend.linalg import LINALG
 from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
+from shlo.frontend.ragged import RAGGED
 from shlo.frontend.remainders import as_divisor, exact_fmod, fmod
 from shlo.frontend.scatter import SCATTER
 from shlo.frontend.special_functions import SPECIAL_FUNCTIONS
@@ -751,6 +752,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.div.Tensor_mode: floor_divide,
     aten.div.Scalar_mode: floor_divide,
     **POOLING,
+    **RAGGED,
     **NORMALIZATION,
     **BILINEAR,
     **FACTORIES,

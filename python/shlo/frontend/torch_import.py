@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import io
+import operator
 import re
 import sys
 import types
@@ -72,6 +73,7 @@ from shlo.frontend.numbers import (
     number_dtypes,
 )
 from shlo.frontend.opmath import in_float32
+from shlo.frontend.ragged import cut, ragged_results
 from shlo.frontend.tensor_numbers import (
     number_arithmetic_as_tensor_ops,
     scalar_ops_as_tensor_ops,
@@ -120,6 +122,9 @@ class Imported:
     number_results: tuple[str | None, ...] = ()
     # The messages of the model's run-time assertions, whose conditions @main returns last.
     assertions: tuple[str, ...] = ()
+    # (result index, dim) per result of a length read from the data: @main returns it whole
+    # and its length after the model's results (before the assertions').
+    ragged: tuple[tuple[int, int], ...] = ()
 
     @functools.cached_property
     def positional_count(self) -> int | None:
@@ -176,7 +181,7 @@ class Imported:
                 _NUMBER[k](o.item()) if k else o
                 for k, o in zip(self.number_results, outputs, strict=True)
             ]
-        outputs = check(outputs, self.assertions)
+        outputs = cut(check(outputs, self.assertions), self.ragged)
         for index, value in zip(self.mutations, outputs, strict=False):
             arguments[index].copy_(torch.as_tensor(value))
         outputs = outputs[len(self.mutations) :]
@@ -437,6 +442,7 @@ def _import_program(model: torch.nn.Module, leaves: list[Any], in_spec: Any, how
         mutations=lowered.mutations,
         number_results=lowered.number_results,
         assertions=lowered.assertions,
+        ragged=lowered.ragged,
     )
 
 
@@ -451,6 +457,7 @@ class _Lowered:
     mutations: tuple[int, ...]
     number_results: tuple[str | None, ...]
     assertions: tuple[str, ...]
+    ragged: tuple[tuple[int, int], ...]
 
 
 @functools.cache
@@ -480,6 +487,7 @@ def _lower(
             without_effect_tokens(decomposed)
             scalar_casts_as_items(decomposed.graph)
             empty_results_as_constants(decomposed.graph)
+            ragged = ragged_results(decomposed.graph)
             assertions = assertions_as_results(decomposed.graph)
             refuse_complex_to_real(decomposed.graph)
             _refuse_data_dependent_shapes(decomposed)
@@ -527,6 +535,7 @@ def _lower(
         _mutated_inputs(decomposed.graph_signature),
         number_results,
         assertions,
+        ragged,
     )
 
 
@@ -744,7 +753,9 @@ def _refuse_data_dependent_shapes(program: torch.export.ExportedProgram) -> None
         if node.op != "call_function" or not _unbacked(node):
             continue
         if not any(_unbacked(arg) for arg in node.all_input_nodes):
-            lines.append(f"  {node.target} (at {call_site(node)})")
+            # one result of several: the op that makes them
+            op = node.args[0].target if node.target is operator.getitem else node.target
+            lines.append(f"  {op} (at {call_site(node)})")
     if lines:
         raise RefusedOp(
             "the shape of a result depends on the input values, which StableHLO's shapes "

@@ -133,6 +133,11 @@ def save_bundle(
             "the model checks values at run time (torch._check or the like), which a bundle's "
             f"signature cannot carry: {imported.assertions[0]}"
         )
+    if imported.ragged:
+        raise BundleError(
+            "a result's length depends on the input values (unique, nonzero, ...), which a "
+            "bundle's signature cannot carry"
+        )
     state = imported.weights or {}
     in_spec, out_spec = imported.in_spec, imported.out_spec
     module = flatten(imported.module)
