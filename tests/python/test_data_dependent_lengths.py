@@ -57,6 +57,7 @@ def _compiled_on(fn: Callable[..., Any], inputs: list[torch.Tensor]) -> None:
         lambda x: torch.nonzero(x.reshape(2, 8)),
         lambda x: torch.nonzero(x.reshape(2, 8), as_tuple=True),
         lambda x: (torch.masked_select(x, x > 2), x * 2),
+        lambda x: (x[x > 1], x.reshape(8, 2)[x[::2] == x[::2]], x[torch.isnan(x)]),
     ],
     ids=[
         "unique",
@@ -66,6 +67,7 @@ def _compiled_on(fn: Callable[..., Any], inputs: list[torch.Tensor]) -> None:
         "nonzero",
         "nonzero_as_tuple",
         "masked_select",
+        "masks",
     ],  # fmt: skip
 )
 def test_ops_whose_length_the_values_decide_match_eager(fn: Callable[..., Any]) -> None:
@@ -89,9 +91,12 @@ def test_unique_rows_of_integers_and_bools_match_eager() -> None:
 
 def test_unique_of_nothing_and_of_a_number_match_eager() -> None:
     _compiled_on(
-        lambda x: (torch.unique(x[:0], return_inverse=True), torch.nonzero(x[3]), x[3].unique()),
+        lambda x: (
+            torch.unique(x[:0], return_inverse=True), torch.nonzero(x[3]), x[3].unique(),
+            torch.unique_consecutive(x.reshape(2, 8)[:, :0], return_counts=True, dim=1),
+        ),
         [_FLOATS[0], _FLOATS[1]],
-    )
+    )  # fmt: skip
 
 
 def test_a_prefix_as_long_as_a_number_read_from_a_tensor_matches_eager() -> None:

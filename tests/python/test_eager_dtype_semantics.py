@@ -372,3 +372,17 @@ def test_indexing_ops_of_0d_tensors_take_them_as_one_element() -> None:
         )  # fmt: skip
 
     _assert_as_eager(fn, x, index, value)
+
+
+def test_a_float_tensor_equals_itself_except_where_it_is_nan() -> None:
+    """torch-mlir folded `x == x` to true everywhere (also once equal views were merged)."""
+    x = torch.tensor([3.0, NAN, -0.0, INF, -INF, 1.0, NAN])
+    z = torch.complex(x, torch.tensor([0.0, 1.0, NAN, 0.0, 2.0, NAN, 0.0]))
+    _assert_as_eager(
+        lambda a, c: (
+            a == a, torch.eq(a, a.clone()), torch.isclose(a, a), (a == a).all(),
+            a.view(7) == a.reshape(7), c == c, a.half() == a.half(), a != a,
+        ),
+        x,
+        z,
+    )  # fmt: skip

@@ -87,7 +87,7 @@ from shlo.frontend.interpolation import INTERPOLATION
 from shlo.frontend.linalg import LINALG
 from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
-from shlo.frontend.ragged import RAGGED
+from shlo.frontend.ragged import RAGGED, masked_rows
 from shlo.frontend.remainders import as_divisor, exact_fmod, fmod
 from shlo.frontend.scatter import SCATTER
 from shlo.frontend.special_functions import SPECIAL_FUNCTIONS
@@ -215,6 +215,19 @@ def _against_a_float(op: Any) -> Callable[..., Any]:
     return run
 
 
+def equal_floats(a: Any, b: Any) -> Any:
+    """aten.eq.Tensor of float or complex tensors as the negation of `!=`: torch-mlir's folder
+    makes `x == x` true everywhere, NaN included (and merges equal operands before it)."""
+    if not all(isinstance(t, torch.Tensor) for t in (a, b)):
+        return NotImplemented
+    if any(t.dtype.is_complex for t in (a, b)):  # equal parts
+        a, b = (torch.view_as_real(t.to(torch.result_type(a, b))) for t in (a, b))
+        return torch.logical_not(aten.ne.Tensor(a, b).any(-1))
+    if not any(t.dtype.is_floating_point for t in (a, b)):
+        return NotImplemented
+    return torch.logical_not(aten.ne.Tensor(a, b))
+
+
 def sort_stable(
     x: torch.Tensor, *, stable: bool | None = None, dim: int = -1, descending: bool = False
 ) -> Any:
@@ -261,7 +274,10 @@ _INDEXING = contextvars.ContextVar("shlo_indexing", default=False)
 
 
 def index_from_the_end(x: torch.Tensor, indices: list[Any]) -> Any:
-    """aten.index.Tensor with negative integer indices counted from the end, as eager does."""
+    """aten.index.Tensor with negative integer indices counted from the end, as eager does;
+    a boolean mask of the leading dims picks rows (`masked_rows`)."""
+    if len(indices) == 1 and indices[0] is not None and indices[0].dtype == torch.bool:
+        return masked_rows(x, indices[0])
     if _INDEXING.get() or any(i is not None and i.dtype == torch.bool for i in indices):
         return NotImplemented  # the op itself (masks index by position, never negatively)
     wrapped = [
@@ -710,6 +726,7 @@ def searchsorted(
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.index.Tensor: index_from_the_end,
+    aten.eq.Tensor: equal_floats,
     aten.threshold_backward.default: threshold_backward_promoted,
     aten.embedding.default: embedding_forward,
     **{op: _one_element(op, _as_it_is) for op in _ALONG_THE_ONE_DIMENSION},

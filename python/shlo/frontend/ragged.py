@@ -1,5 +1,6 @@
 """Results whose length the input values decide (`unique`, `unique_consecutive`, `nonzero`,
-`masked_select`): computed at their largest length, with the length as a result of its own.
+`masked_select`, `x[mask]`): computed at their largest length, with the length as a result of
+its own.
 
 StableHLO's shapes cannot hold a length read from the data.  Each op is written here at its
 largest length (every element distinct, every element nonzero) and narrowed to the length it
@@ -128,10 +129,15 @@ def _unique_rows(
     x: torch.Tensor, dim: int, sort: bool, return_inverse: bool, return_counts: bool
 ) -> Any:
     """`unique` or `unique_consecutive` of the slices along `dim`."""
-    dim = dim % max(x.dim(), 1)
-    size = x.shape[dim] if x.dim() else 1
-    if x.numel() == 0 or x.dim() == 0:
+    if x.dim() == 0:
         return NotImplemented
+    dim = dim % x.dim()
+    size = x.shape[dim]
+    if size == 0:
+        empty = torch.empty(0, dtype=_INT64)
+        return x.clone(), empty, empty
+    if x.numel() == 0:
+        return NotImplemented  # eager raises: no slice to compare
     rows = _sortable(_rows(x, dim))
     order = None
     if sort:
@@ -181,16 +187,24 @@ def nonzero_numpy(x: torch.Tensor) -> Any:
     return [_narrowed(padded[:, d], length) for d in range(padded.shape[1])]
 
 
+def masked_rows(x: torch.Tensor, mask: torch.Tensor) -> Any:
+    """`x[mask]` for a boolean mask of `x`'s leading dims: the rows where it holds, in
+    row-major order (NotImplemented for another mask)."""
+    if mask.dim() == 0 or tuple(mask.shape) != tuple(x.shape[: mask.dim()]):
+        return NotImplemented
+    chosen = mask.reshape(-1)
+    size = chosen.numel()
+    rows = x.reshape(size, *x.shape[mask.dim() :])
+    if size == 0:
+        return rows.clone()
+    where = nonzero_static(chosen, size=size, fill_value=size - 1)[:, 0]
+    return _narrowed(rows[where], chosen.sum())
+
+
 def masked_select(x: torch.Tensor, mask: torch.Tensor) -> Any:
     """The elements of `x` where `mask` holds (the two broadcast), in row-major order."""
     shape = torch.broadcast_shapes(x.shape, mask.shape)  # type: ignore[no-untyped-call]
-    x, mask = x.expand(shape), mask.expand(shape)
-    flat, chosen = x.reshape(-1), mask.reshape(-1)
-    size = flat.numel()
-    if size == 0:
-        return flat.clone()
-    where = nonzero_static(chosen, size=size, fill_value=size - 1)[:, 0]
-    return _narrowed(flat[where], chosen.sum())
+    return masked_rows(x.expand(shape).reshape(-1), mask.expand(shape).reshape(-1))
 
 
 RAGGED: dict[Any, Callable[..., Any]] = {
