@@ -11,9 +11,10 @@ model, `ragged_results` makes @main return the whole tensor and, after the model
 the length; `cut` narrows it again after each call.  A narrowed tensor the model computes on
 further keeps a shape read from the data, which the import refuses.
 
-`unique` along a dimension of floating-point values is left alone (and so refused): ATen
-orders rows by `<` element by element, under which NaN is neither smaller nor larger, so the
-order of rows holding NaN is an accident of its sort.
+`unique` along a dimension of floating-point values: ATen orders rows by `<` element by
+element, under which NaN is neither smaller nor larger, so the order of rows holding NaN is
+what its sort happens to leave; of at most 16 rows that sort is libstdc++'s insertion sort,
+followed step by step, and more rows are left alone (and so refused).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ _CHECKS = {
     aten.sym_constrain_range.default,
 }
 _READS = {aten.item.default, aten._local_scalar_dense.default}
+# libstdc++'s std::sort insertion-sorts ranges of at most this many elements
+_INSERTION_SORTED = 16
 
 
 def _narrowed(x: torch.Tensor, length: torch.Tensor, dim: int = 0) -> torch.Tensor:
@@ -125,6 +128,44 @@ def _rows(x: torch.Tensor, dim: int) -> torch.Tensor:
     return x.movedim(dim, 0).reshape(x.shape[dim], -1)
 
 
+def _lexicographic(rows: torch.Tensor) -> torch.Tensor:
+    """The stable lexicographic order of `rows` (a total order: integers and booleans), by
+    stable sorts from the last column to the first."""
+    order = torch.arange(rows.shape[0], dtype=_INT64)
+    for column in reversed(range(rows.shape[1])):
+        _, by = torch.sort(rows[order, column], stable=True)
+        order = order[by]
+    return order
+
+
+def _before(row: torch.Tensor, others: torch.Tensor) -> torch.Tensor:
+    """ATen's row comparator, `row` against each of `others`: `<` at the first column where
+    `<` or `>` holds, false where none does (NaN is neither)."""
+    less, greater = row < others, row > others
+    decided = less | greater
+    first = decided & (torch.cumsum(decided.to(_INT64), 1) == 1)
+    return (less & first).any(1)
+
+
+def _insertion_order(rows: torch.Tensor) -> torch.Tensor:
+    """The order libstdc++'s `std::sort` leaves at most `_INSERTION_SORTED` rows in under
+    ATen's comparator: its insertion sort, which moves a row smaller than the first to the
+    front and otherwise past the run of rows it is smaller than (with NaN, that comparator is
+    no order, so no other sort gives eager's rows)."""
+    size = rows.shape[0]
+    order = torch.arange(size, dtype=_INT64)
+    slots = torch.arange(size, dtype=_INT64)
+    for i in range(1, size):
+        current = rows[order]
+        smaller = _before(current[i], current[:i])
+        trailing = torch.cumprod(smaller.flip(0).to(_INT64), 0).sum()
+        place = torch.where(smaller[0], 0, i - trailing)
+        moved = torch.where(slots > place, order[(slots - 1).clamp(min=0)], order)
+        moved = torch.where(slots == place, order[i], moved)
+        order = torch.where(slots > i, order, moved)
+    return order
+
+
 def _unique_rows(
     x: torch.Tensor, dim: int, sort: bool, return_inverse: bool, return_counts: bool
 ) -> Any:
@@ -141,12 +182,9 @@ def _unique_rows(
     rows = _sortable(_rows(x, dim))
     order = None
     if sort:
-        if x.dtype.is_floating_point or x.dtype.is_complex:
+        if x.dtype.is_complex or (x.dtype.is_floating_point and size > _INSERTION_SORTED):
             return NotImplemented  # the order of rows holding NaN is ATen's sort's accident
-        order = torch.arange(size, dtype=_INT64)
-        for column in reversed(range(rows.shape[1])):  # lexicographic: the last key first
-            _, by = torch.sort(rows[order, column], stable=True)
-            order = order[by]
+        order = _insertion_order(rows) if x.dtype.is_floating_point else _lexicographic(rows)
         rows = rows[order]
     starts, group, counts, length = _runs(rows, order)
     source = order[starts.clamp(max=size - 1)] if order is not None else starts.clamp(max=size - 1)
