@@ -280,3 +280,40 @@ def test_windows_that_stop_short_of_a_small_input(name: str) -> None:
         torch.utils._pytree.tree_leaves(got), torch.utils._pytree.tree_leaves(want), strict=True
     ):
         torch.testing.assert_close(g, w)
+
+
+class Fractional(torch.nn.Module):
+    def forward(
+        self, x: torch.Tensor, y: torch.Tensor, s2: torch.Tensor, s3: torch.Tensor
+    ) -> tuple:
+        return (
+            torch.ops.aten.fractional_max_pool2d(x, [3, 2], [2, 4], s2),
+            torch.ops.aten.fractional_max_pool2d(x[0], [2, 2], [4, 4], s2[:1]),
+            torch.ops.aten.fractional_max_pool3d(y, [2, 3, 2], [3, 3, 4], s3),
+        )
+
+
+def test_fractional_max_pooling_with_its_samples_matches_eager() -> None:
+    """Each plane's windows from its random samples (2-d: W then H; 3-d: T, H, W), computed in
+    the input's dtype as ATen does; the last NaN of a window, else its first maximum."""
+    generator = torch.Generator().manual_seed(1)
+    x, y = torch.randn(2, 3, 9, 9, generator=generator), torch.randn(2, 2, 7, 8, 9)
+    x.view(-1)[[10, 200, 201]] = float("nan")
+    x[0, 1] = -float("inf")
+    y.view(-1)[[3, 400]] = float("nan")
+    model = Fractional()
+    compiled = compile_torch(model, (x, y, torch.rand(2, 3, 2), torch.rand(2, 2, 3)))
+    for _ in range(4):
+        s2, s3 = torch.rand(2, 3, 2, generator=generator), torch.rand(2, 2, 3, generator=generator)
+        got = compiled(x, y, s2, s3)
+        torch.testing.assert_close(got, model(x, y, s2, s3), equal_nan=True, rtol=0, atol=0)
+
+
+def test_fractional_max_pooling_draws_its_windows_and_points_at_its_values() -> None:
+    """F.fractional_max_pool2d draws the samples itself: the compiled model's indices point at
+    the values it returns."""
+    x = torch.randn(2, 3, 10, 10)
+    pool = torch.nn.FractionalMaxPool2d(3, output_size=4, return_indices=True)
+    values, indices = compile_torch(pool, (x,))(x)
+    assert values.shape == indices.shape == (2, 3, 4, 4)
+    torch.testing.assert_close(x.flatten(2).gather(2, indices.flatten(2)), values.flatten(2))

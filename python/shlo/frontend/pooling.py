@@ -28,6 +28,10 @@ Adaptive max pooling gathers every window (ATen's bounds, the shorter ones padde
 a position) one spatial dimension at a time, and picks the maximum as ATen's kernel does: the
 last NaN, else the first maximum; the index of the picked element is arithmetic on the window
 bounds, not a second gather (IREE compiles gathers that index every dimension slowly).
+
+Fractional max pooling, which torch-mlir has no lowering for, gathers each plane's windows from
+its random samples as ATen's `generate_intervals` places them (in the input's dtype, as the
+kernel computes them) and picks the same element as adaptive max pooling.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
 from torch._decomp import decomposition_table
@@ -277,7 +282,65 @@ def _adaptive_avg_pool3d(x: torch.Tensor, output_size: Sequence[int]) -> torch.T
     return averages.reshape(*x.shape[:-3], *output_size)
 
 
+_NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
+# Which of a plane's random samples sets each spatial dim's windows (FractionalMaxPool2d.cpp:
+# W then H; FractionalMaxPool3d.cpp: T, H, W).
+_SAMPLE_OF_DIM = {2: (1, 0), 3: (0, 1, 2)}
+
+
+def _fractional_starts(samples: torch.Tensor, n: int, out: int, pool: int) -> torch.Tensor:
+    """ATen's `generate_intervals` for each plane's sample (`samples`: [N, C]), computed in the
+    samples' dtype as it is: the i-th window starts at int((i + s) * alpha) - int(s * alpha),
+    alpha = (n - pool) / (out - 1), and the last at n - pool."""
+    last = torch.full((*samples.shape, 1), n - pool, dtype=torch.int64)
+    if out == 1:
+        return last
+    alpha = float(
+        np.array(n - pool, _NUMPY[samples.dtype]) / np.array(out - 1, _NUMPY[samples.dtype])
+    )
+    steps = torch.arange(out - 1, dtype=samples.dtype)
+    starts = ((steps + samples.unsqueeze(-1)) * alpha).to(torch.int64)
+    starts = starts - (samples * alpha).to(torch.int64).unsqueeze(-1)
+    return torch.cat([starts, last], -1)
+
+
+def _fractional_max_pool(rank: int) -> Callable[..., Any]:
+    """fractional_max_pool2d/3d with its random samples given (F.fractional_max_pool draws
+    them), as ATen's CPU kernel computes it: each plane's windows from its samples, the last
+    NaN of a window, else its first maximum, and that element's index in the plane."""
+
+    def run(
+        x: torch.Tensor, kernel_size: Sequence[int], output_size: Sequence[int], samples: Any
+    ) -> Any:
+        if samples.dtype not in _NUMPY or x.dim() not in (rank + 1, rank + 2):
+            return NotImplemented
+        batched = x if x.dim() == rank + 2 else x.unsqueeze(0)
+        extents = list(batched.shape[2:])
+        planes = batched.reshape(*batched.shape[:2], -1)
+        index = torch.zeros((), dtype=torch.int64)
+        for d in range(rank):
+            starts = _fractional_starts(
+                samples[..., _SAMPLE_OF_DIM[rank][d]], extents[d], output_size[d], kernel_size[d]
+            )
+            positions = starts.unsqueeze(-1) + torch.arange(kernel_size[d])  # [N, C, out, pool]
+            shape = [1] * (2 * rank)
+            shape[d], shape[rank + d] = output_size[d], kernel_size[d]
+            index = index * extents[d] + positions.reshape(*positions.shape[:2], *shape)
+        windows = torch.gather(planes, 2, index.reshape(*index.shape[:2], -1))
+        windows = windows.reshape(*index.shape[: 2 + rank], -1)
+        values, local = _pool_pick(windows)
+        flat = index.reshape(*index.shape[: 2 + rank], -1)
+        chosen = torch.gather(flat, -1, local.unsqueeze(-1)).squeeze(-1)
+        if x.dim() == rank + 1:
+            return values.squeeze(0), chosen.squeeze(0)
+        return values, chosen
+
+    return run
+
+
 POOLING: dict[Any, Callable[..., Any]] = {
+    aten.fractional_max_pool2d.default: _fractional_max_pool(2),
+    aten.fractional_max_pool3d.default: _fractional_max_pool(3),
     aten.adaptive_max_pool2d.default: _adaptive_max_pool(aten.adaptive_max_pool2d.default, 2),
     aten.adaptive_max_pool3d.default: _adaptive_max_pool(aten.adaptive_max_pool3d.default, 3),
     aten.max_pool2d_with_indices.default: _max_pool(aten.max_pool2d_with_indices.default, 2),
