@@ -359,6 +359,29 @@ def test_histogram_bins_weighs_and_normalizes_as_atens_kernel() -> None:
     _assert_as_eager(fn, x, torch.tensor([0.0, 2.0, 3.0, 10.0]), torch.arange(8.0), tolerance=True)
 
 
+def test_histogramdd_bins_every_dim_as_atens_kernel() -> None:
+    """Points along the last dim: a count for all dims, a count per dim over a range (points
+    outside or with NaN left out), edges per dim, weighted, as a density."""
+    points = torch.tensor(
+        [[0.1, 0.2], [0.5, 0.5], [1.0, 0.0], [0.3, NAN], [-0.0, 0.9], [0.7, 1.5], [0.2, 0.2]]
+    )
+
+    def fn(p: torch.Tensor, weight: torch.Tensor) -> tuple:
+        clean = p[[0, 1, 2, 4, 6]]
+        found = (
+            torch.histogramdd(clean, bins=3),
+            torch.histogramdd(p, bins=[2, 4], range=[0.0, 1.0, 0.0, 1.0], weight=weight),
+            torch.histogramdd(
+                p, bins=[torch.tensor([0.0, 0.25, 1.0]), torch.tensor([0.0, 0.5, 2.0])],
+                density=True,
+            ),
+            torch.histogramdd(clean.repeat(1, 2)[:, :3], bins=[2, 1, 3], density=True),
+        )  # fmt: skip
+        return tuple(t for hist, edges in found for t in (hist, *edges))
+
+    _assert_as_eager(fn, points, torch.arange(7.0), tolerance=True)
+
+
 def test_indexing_ops_of_0d_tensors_take_them_as_one_element() -> None:
     """scatter, scatter_add, gather and index_add of 0-d tensors (torch-mlir refused the first
     four and crashed on the last), a 0-d input gathered by a 1-element index too."""

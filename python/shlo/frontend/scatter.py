@@ -12,15 +12,15 @@ values each position took (its own among them with `include_self`, at least 1), 
 down for integers; amax and amin propagate NaN (`stablehlo.maximum` does).  A dense
 formulation (one-hot masks) would take memory quadratic in the sizes.
 
-`histc` and `histogram`, which torch-mlir cannot lower either, are a `scatter_add` of ones
-(or weights) into their bins, `put` an `index_put` into the flattened tensor and
-`diagonal_scatter` a `where` over the diagonal.
+`histc`, `histogram` and `histogramdd`, which torch-mlir cannot lower either, are a
+`scatter_add` of ones (or weights) into their bins (a point's bin in every dim at once), `put`
+an `index_put` into the flattened tensor and `diagonal_scatter` a `where` over the diagonal.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -446,6 +446,73 @@ def _linspace(start: torch.Tensor, end: torch.Tensor, steps: int) -> torch.Tenso
     return torch.where(index < steps // 2, start + step * index, end - step * (steps - 1 - index))
 
 
+def _edges(column: torch.Tensor, bins: Any, limits: Any, dim: int) -> torch.Tensor:
+    """One dimension's bin edges: `bins` as given, or that many bins spanning `limits` or the
+    column's extremes (widened by 1/2 where equal, [0, 1] for no values), which must be
+    finite."""
+    if isinstance(bins, torch.Tensor):
+        return bins
+    if limits is not None:
+        low, high = (torch.full((), float(v), dtype=column.dtype) for v in limits)
+    elif column.numel() == 0:
+        low, high = torch.zeros((), dtype=column.dtype), torch.ones((), dtype=column.dtype)
+    else:
+        low, high = column.amin(), column.amax()
+        torch._assert_async(
+            torch.isfinite(low) & torch.isfinite(high),
+            f"torch.histogramdd: dimension {dim}'s range is not finite",
+        )
+    same = low == high
+    return _linspace(
+        torch.where(same, low - 0.5, low), torch.where(same, high + 0.5, high), bins + 1
+    )
+
+
+def _histogramdd(
+    points: torch.Tensor,
+    bins: Sequence[Any],
+    limits: Any,
+    weight: torch.Tensor | None,
+    density: bool,
+) -> Any:
+    """ATen's histogramdd of `points` ([N, D]) on the CPU: each point counted (or weighed) in
+    the bin whose edges hold it in every dimension (each last bin closed), points with NaN or
+    outside the edges left out; `density` divides by the total and by each bin's widths."""
+    if not points.is_floating_point():
+        return NotImplemented
+    if limits is not None and not math.isfinite(sum(limits)):
+        return NotImplemented
+    dims = points.shape[-1]
+    edges, counts = [], []
+    cell = torch.zeros(points.shape[0], dtype=torch.int64)
+    inside = torch.ones(points.shape[0], dtype=torch.bool)
+    for d in range(dims):
+        column = points[:, d]
+        span = None if limits is None else limits[2 * d : 2 * d + 2]
+        edge = _edges(column, bins[d], span, d)
+        count = edge.shape[0] - 1
+        position = torch.searchsorted(edge, column, right=True) - 1
+        position = torch.where(position == count, count - 1, position)
+        inside = inside & (column >= edge[0]) & (column <= edge[-1])
+        cell = cell * count + position
+        edges.append(edge)
+        counts.append(count)
+    total = math.prod(counts)
+    weights = torch.ones_like(points[:, 0]) if weight is None else weight.reshape(-1)
+    cell = torch.where(inside, cell, total)
+    hist = torch.zeros(total + 1, dtype=weights.dtype).scatter_add(
+        0, cell, weights.to(points.dtype)
+    )
+    hist = hist[:total].reshape(counts)
+    if density:
+        hist = hist / hist.sum()
+        for d, edge in enumerate(edges):
+            shape = [1] * dims
+            shape[d] = counts[d]
+            hist = hist / (edge[1:] - edge[:-1]).reshape(shape)
+    return hist, edges
+
+
 def histogram(
     x: torch.Tensor,
     bins: Any = 100,
@@ -454,38 +521,26 @@ def histogram(
     weight: torch.Tensor | None = None,
     density: bool = False,
 ) -> Any:
-    """aten.histogram by a bin count or by edges, as ATen's CPU kernel: each value counted
-    (or weighed) in the bin whose edges hold it (the last bin closed), NaN and values outside
-    the edges left out; a bin count spans `range` or the values' extremes (widened by 1/2
-    where equal, [0, 1] for no values), which must be finite.  `density` divides by the total
-    and by each bin's width."""
-    if not x.is_floating_point() or (range is not None and not math.isfinite(sum(range))):
-        return NotImplemented
-    flat = x.reshape(-1)
-    if isinstance(bins, torch.Tensor):
-        edges = bins
-    else:
-        if range is not None:
-            low, high = (torch.full((), float(v), dtype=x.dtype) for v in range)
-        elif flat.numel() == 0:
-            low, high = torch.zeros((), dtype=x.dtype), torch.ones((), dtype=x.dtype)
-        else:
-            low, high = flat.amin(), flat.amax()
-            torch._assert_async(
-                torch.isfinite(low) & torch.isfinite(high),
-                "torch.histogramdd: dimension 0's range is not finite",
-            )
-        same = low == high
-        edges = _linspace(
-            torch.where(same, low - 0.5, low), torch.where(same, high + 0.5, high), bins + 1
-        )
-    count = edges.shape[0] - 1
-    position = torch.searchsorted(edges, flat, right=True) - 1
-    weights = torch.ones_like(flat) if weight is None else weight.reshape(-1).to(x.dtype)
-    hist = _binned(flat, position, edges[0], edges[-1], count, weights)
-    if density:
-        hist = hist / hist.sum() / (edges[1:] - edges[:-1])
+    """aten.histogram by a bin count or by edges: the 1-d histogramdd of every value."""
+    found = _histogramdd(x.reshape(-1, 1), [bins], range, weight, density)
+    if found is NotImplemented:
+        return found
+    hist, (edges,) = found
     return hist, edges
+
+
+def histogramdd(
+    x: torch.Tensor,
+    bins: Any,
+    range: Any = None,  # noqa: A002 (ATen's name)
+    weight: torch.Tensor | None = None,
+    density: bool = False,
+) -> Any:
+    """aten.histogramdd of the points along `x`'s last dim, by a bin count for every dim, a
+    count per dim, or edges per dim."""
+    dims = x.shape[-1]
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * dims
+    return _histogramdd(x.reshape(-1, dims), per_dim, range, weight, density)
 
 
 SCATTER: dict[Any, Callable[..., Any]] = {
@@ -499,4 +554,7 @@ SCATTER: dict[Any, Callable[..., Any]] = {
     aten.histc.default: histc,
     aten.histogram.bin_ct: histogram,
     aten.histogram.bins_tensor: histogram,
+    aten.histogramdd.default: histogramdd,
+    aten.histogramdd.int_bins: histogramdd,
+    aten.histogramdd.TensorList_bins: histogramdd,
 }
