@@ -210,3 +210,31 @@ def test_sums_of_weighted_tensors_compile_and_match_eager(name: str) -> None:
     fn = WEIGHTED_SUMS[name]
     x, t = torch.randn(5, 5), torch.rand(5, 5)
     torch.testing.assert_close(compile_torch(fn, (x, t))(x, t), fn(x, t))
+
+
+class ChunkedLinearCrossEntropy(torch.nn.Module):
+    """F.linear_cross_entropy with chunking options: PyTorch's chunked custom ops."""
+
+    def forward(self, x, weight, bias, target, class_weight):
+        from torch.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
+
+        options = LinearCrossEntropyOptions(allow_retain_graph=True, batch_chunk_size=2)
+        lce = torch.nn.functional.linear_cross_entropy
+        return (
+            lce(x, weight, target, linear_bias=bias, weight=class_weight, options=options),
+            lce(x, weight, target, linear_bias=bias, reduction="sum", options=options),
+            lce(x, weight, target, reduction="none", weight=class_weight, options=options),
+            lce(x[0], weight, target[0], linear_bias=bias, options=options),
+        )
+
+
+def test_chunked_linear_cross_entropy_matches_eager() -> None:
+    generator = torch.Generator().manual_seed(0)
+    target = torch.randint(0, 7, (6,), generator=generator)
+    target[2] = -100  # ignored
+    args = (
+        torch.randn(6, 5, generator=generator), torch.randn(7, 5, generator=generator),
+        torch.randn(7, generator=generator), target, torch.rand(7, generator=generator),
+    )  # fmt: skip
+    model = ChunkedLinearCrossEntropy()
+    torch.testing.assert_close(compile_torch(model, args)(*args), model(*args))

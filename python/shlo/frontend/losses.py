@@ -8,6 +8,10 @@ divides it by the number of classes, and accumulates the rows in double precisio
 row is divided by what the reduction divides by before the rows are added, so the sum cannot
 overflow where eager's double-precision one does not.  A one-dimensional input's unreduced
 loss is a 0-d tensor, as eager's.
+
+`F.linear_cross_entropy` calls PyTorch's chunked custom ops (`torch_nn::_linear_cross_entropy_
+batch_chunked` and its unreduced form), which torch-mlir cannot lower; without gradients to
+compute, their value is the cross entropy of the linear layer's logits, computed as that.
 """
 
 from __future__ import annotations
@@ -16,8 +20,12 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
+import torch.nn.modules.linear_cross_entropy  # noqa: F401 (registers the chunked ops)
 
 aten = torch.ops.aten
+_CHUNKED = torch.ops.torch_nn._linear_cross_entropy_batch_chunked.default
+_CHUNKED_UNREDUCED = torch.ops.torch_nn._linear_cross_entropy_batch_chunked_no_reduction.default
 
 _MEAN, _SUM = 1, 2  # torch's `Reduction` numbering (0 is none)
 
@@ -75,6 +83,42 @@ def multilabel_margin_loss_forward(
 def multilabel_margin_loss(x: torch.Tensor, target: torch.Tensor, reduction: int = _MEAN) -> Any:
     return multilabel_margin_loss_forward(x, target, reduction)[0]
 
+
+def _logits_entropy(args: tuple[Any, ...], reduction: str, smoothing: float) -> Any:
+    """The cross entropy of the linear layer's logits: `args` are the chunked ops' first five
+    (input, linear weight, target, linear bias, class weight) and ignore_index."""
+    x, linear_weight, target, linear_bias, weight, ignore_index = args
+    logits = F.linear(x, linear_weight, linear_bias)
+    return F.cross_entropy(
+        logits, target, weight, ignore_index=ignore_index, reduction=reduction,
+        label_smoothing=smoothing,
+    )  # fmt: skip
+
+
+def linear_cross_entropy_chunked(*args: Any) -> Any:
+    """`_linear_cross_entropy_batch_chunked`'s loss, and the empty gradients it returns when
+    asked for none (its schema: ..., reduction, ignore_index, label_smoothing, chunk size,
+    policy, acc_dtype, allow_retain_graph, then three compute-gradient flags)."""
+    reduction, ignore_index, smoothing, acc_dtype = args[5], args[6], args[7], args[10]
+    if any(args[12:]) or acc_dtype != args[0].dtype:
+        return NotImplemented
+    loss = _logits_entropy((*args[:5], ignore_index), reduction, smoothing)
+    nothing = [torch.empty(shape, dtype=args[0].dtype) for shape in ((0, 0), (0, 0), (0,))]
+    return (loss, *nothing)
+
+
+def linear_cross_entropy_unreduced(*args: Any) -> Any:
+    """`_linear_cross_entropy_batch_chunked_no_reduction` (..., ignore_index, chunk size,
+    policy, acc_dtype)."""
+    if args[8] != args[0].dtype:
+        return NotImplemented
+    return _logits_entropy(args[:6], "none", 0.0)
+
+
+LINEAR_CROSS_ENTROPY: dict[Any, Callable[..., Any]] = {
+    _CHUNKED: linear_cross_entropy_chunked,
+    _CHUNKED_UNREDUCED: linear_cross_entropy_unreduced,
+}
 
 LOSSES: dict[Any, Callable[..., Any]] = {
     aten.multi_margin_loss.default: multi_margin_loss,

@@ -76,7 +76,7 @@ from torch._decomp import decomposition_table
 from torch.ao.quantization.fx import _decomposed as decomposed
 
 from shlo.frontend.linalg import lu_factorable, lu_factored
-from shlo.frontend.losses import LOSSES
+from shlo.frontend.losses import LINEAR_CROSS_ENTROPY, LOSSES
 from shlo.frontend.scatter import row_major_coordinates
 from shlo.frontend.transposed_convolution import scattered_products
 
@@ -556,6 +556,7 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten._local_scalar_dense.default: scalar_of_one_element,
     quantized.quantize_per_channel.default: decomposed.quantize_per_channel,
     quantized.dequantize_per_channel.default: decomposed.dequantize_per_channel,
+    **LINEAR_CROSS_ENTROPY,
 }
 
 _SKIPPED_BY_EXPORT: dict[Any, Callable[..., Any]] = {
