@@ -219,6 +219,30 @@ def test_lu_family_matches_eager(dtype: torch.dtype) -> None:
     assert got[2][0][2].tolist() == [0, 0, 2]  # the singular matrix's zero pivot: info
 
 
+class RectangularLu(torch.nn.Module):
+    """The factorization of wide and tall matrices: min(m, n) pivots, P m x m, L m x k and
+    U k x n."""
+
+    def forward(self, wide: torch.Tensor, tall: torch.Tensor) -> tuple[Any, ...]:
+        return tuple(
+            (
+                *torch.linalg.lu(a),
+                *torch.linalg.lu_factor_ex(a),
+                *torch.lu_unpack(*torch.linalg.lu_factor(a)),
+            )
+            for a in (wide, tall)
+        )
+
+
+def test_lu_of_rectangular_matrices_matches_eager() -> None:
+    torch.manual_seed(4)
+    inputs = [
+        (torch.randn(2, 3, 5), torch.randn(6, 4)),
+        (_with_specials(torch.randn(2, 3, 5), 5), torch.randn(6, 4)),
+    ]
+    _matching_eager(RectangularLu(), inputs, torch.float32)
+
+
 # Each op that eager makes raise when a matrix is singular or not positive-definite, with
 # a good and a bad input of its own: (the op, good, bad).
 _RAISING: list[tuple[Any, Any, torch.Tensor]] = [

@@ -37,8 +37,9 @@ Where eager raises on a singular or not positive-definite matrix (`cholesky`,
 (shlo.frontend.assertions).
 
 Limits: float32 and float64 matrices up to `LARGEST_SOLVED` rows, batched (A's and B's batch
-dimensions broadcast), square for LU; anything else, LU without pivoting and LU solves of
-empty tensors return NotImplemented, so the op is refused by name.
+dimensions broadcast), square for LU solves and inverses (any shape for the factorization);
+anything else, LU without pivoting and LU solves of empty tensors return NotImplemented, so
+the op is refused by name.
 Entries near the dtype's largest value can still overflow otherwise than eager's: IREE fuses
 b - a * x into one multiply-add where MKL's product overflows (inf - inf), and MKL's own sums
 are blocked in an order not reproduced here.
@@ -234,16 +235,16 @@ def _first_largest(column: torch.Tensor) -> torch.Tensor:
 
 
 def lu_factored(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """getrf's LU of square `a` (…, n, n), its 1-based int32 pivots and `info` (the 1-based
-    order of the first zero pivot, 0 if none).  Each step swaps whole rows, scales the column
-    below the pivot by its reciprocal (divides where the pivot is below the smallest normal,
-    leaves it where the pivot is zero) and subtracts the rank-one update from the rest."""
-    n = a.shape[-1]
-    rows = torch.arange(n)
+    """getrf's LU of `a` (…, m, n), its min(m, n) 1-based int32 pivots and `info` (the
+    1-based order of the first zero pivot, 0 if none).  Each step swaps whole rows, scales the
+    column below the pivot by its reciprocal (divides where the pivot is below the smallest
+    normal, leaves it where the pivot is zero) and subtracts the rank-one update from the
+    rest."""
+    rows = torch.arange(a.shape[-2])
     tiny = torch.finfo(a.dtype).tiny
     info = torch.zeros(a.shape[:-2], dtype=torch.int32)
     pivots = []
-    for k in range(n):
+    for k in range(min(a.shape[-2:])):
         target = (_first_largest(a[..., k:, k]) + k).unsqueeze(-1)
         order = torch.where(rows == k, target, torch.where(rows == target, k, rows))
         a = torch.gather(a, -2, order.unsqueeze(-1).expand(a.shape))
@@ -257,7 +258,7 @@ def lu_factored(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tens
         a = torch.cat([a[..., : k + 1, :], lower], -2)
         pivots.append(target[..., 0].to(torch.int32) + 1)
     if not pivots:
-        return a.clone(), torch.zeros(a.shape[:-1], dtype=torch.int32), info
+        return a.clone(), torch.zeros((*a.shape[:-2], 0), dtype=torch.int32), info
     return a, torch.stack(pivots, -1), info
 
 
@@ -266,18 +267,22 @@ def lu_factorable(a: torch.Tensor) -> bool:
     return _factorable(a) and a.shape[-2] == a.shape[-1]
 
 
+def _rectangular_factorable(a: torch.Tensor) -> bool:
+    return _factorable(a) and a.shape[-2] <= LARGEST_SOLVED
+
+
 def linalg_lu_factor_ex(a: torch.Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
-    if not pivot or not lu_factorable(a):
+    if not pivot or not _rectangular_factorable(a):
         return NotImplemented
     return _checked(lu_factored(a), "torch.linalg.lu_factor_ex", a, check_errors)
 
 
-def _permutation(pivots: torch.Tensor, reverse: bool) -> torch.Tensor:
-    """The row order (…, n) that laswp's interchanges make, applied first to last, or last
-    to first (the inverse order)."""
+def _permutation(pivots: torch.Tensor, reverse: bool, size: int | None = None) -> torch.Tensor:
+    """The order of `size` rows (…, size; by default one per pivot) that laswp's
+    interchanges make, applied first to last, or last to first (the inverse order)."""
     n = pivots.shape[-1]
-    rows = torch.arange(n)
-    order = rows.expand(pivots.shape)
+    rows = torch.arange(n if size is None else size)
+    order = rows.expand(*pivots.shape[:-1], rows.shape[0])
     swaps = pivots.long() - 1
     for k in range(n - 1, -1, -1) if reverse else range(n):
         target = swaps[..., k : k + 1]
@@ -368,18 +373,20 @@ def lu_unpack(
     unpack_data: bool = True,
     unpack_pivots: bool = True,
 ) -> Any:
-    """P, L and U with A = P L U: P's column j is the row the interchanges bring to j."""
-    if not (unpack_data and unpack_pivots) or not lu_factorable(lu):
+    """P, L and U with A = P L U (A m x n, k = min(m, n): P m x m, L m x k, U k x n): P's
+    column j is the row the interchanges bring to j."""
+    if not (unpack_data and unpack_pivots) or not _rectangular_factorable(lu):
         return NotImplemented
-    n = lu.shape[-1]
-    order = _permutation(pivots, False)
-    permutation = (order.unsqueeze(-2) == torch.arange(n).unsqueeze(-1)).to(lu.dtype)
-    lower = torch.tril(lu, -1) + torch.eye(n, dtype=lu.dtype)
-    return permutation, lower, torch.triu(lu)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    order = _permutation(pivots, False, m)
+    permutation = (order.unsqueeze(-2) == torch.arange(m).unsqueeze(-1)).to(lu.dtype)
+    lower = torch.tril(lu[..., :k], -1) + torch.eye(m, k, dtype=lu.dtype)
+    return permutation, lower, torch.triu(lu[..., :k, :])
 
 
 def linalg_lu(a: torch.Tensor, *, pivot: bool = True) -> Any:
-    if not pivot or not lu_factorable(a):
+    if not pivot or not _rectangular_factorable(a):
         return NotImplemented
     lu, pivots, _ = lu_factored(a)
     return lu_unpack(lu, pivots)
