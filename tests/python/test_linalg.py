@@ -243,6 +243,36 @@ def test_lu_of_rectangular_matrices_matches_eager() -> None:
     _matching_eager(RectangularLu(), inputs, torch.float32)
 
 
+class Qr(torch.nn.Module):
+    """QR in every mode, geqrf's reflectors and taus, Q formed from them, and products with Q
+    from either side, transposed or not."""
+
+    def forward(self, a: torch.Tensor, c: torch.Tensor) -> tuple[Any, ...]:
+        reflectors, tau = torch.geqrf(a)
+        products = [
+            torch.ormqr(reflectors, tau, c if left else c.mT, left=left, transpose=transpose)
+            for left, transpose in itertools.product((True, False), repeat=2)
+        ]
+        return (
+            torch.linalg.qr(a), torch.linalg.qr(a, mode="complete"), torch.linalg.qr(a, "r")[1],
+            reflectors, tau, torch.linalg.householder_product(reflectors, tau), *products,
+            torch.linalg.qr(a.mT[..., :3, :]),
+        )  # fmt: skip
+
+
+def test_qr_family_matches_eager() -> None:
+    """Tall and wide matrices, one with an overflowing column norm (dnrm2 scales) and
+    infinities (MKL's reflector arithmetic, as measured)."""
+    torch.manual_seed(6)
+    a, c = torch.randn(2, 5, 4), torch.randn(2, 5, 3)
+    tricky = a.clone()
+    tricky[0, 1, 0] = 3.4e38
+    tricky[1, :, 2] = torch.tensor([1.0, float("inf"), 2.0, -1.0, 0.5])
+    _matching_eager(
+        Qr(), [(a, c), (a @ torch.diag(torch.logspace(-3, 0, 4)), c), (tricky, c)], torch.float32
+    )
+
+
 # Each op that eager makes raise when a matrix is singular or not positive-definite, with
 # a good and a bad input of its own: (the op, good, bad).
 _RAISING: list[tuple[Any, Any, torch.Tensor]] = [

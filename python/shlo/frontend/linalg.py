@@ -1,9 +1,10 @@
-"""Triangular solves, Cholesky and LU factorizations, written in ops torch-mlir lowers.
+"""Triangular solves, Cholesky, LU and QR factorizations, written in ops torch-mlir lowers.
 
 torch-mlir has no StableHLO lowering for `linalg_solve_triangular`, `triangular_solve`,
 `linalg_cholesky_ex`, `cholesky`, `cholesky_solve`, `cholesky_inverse`, nor for the LU
 family (`linalg_lu_factor_ex`, `linalg_lu`, `lu_unpack`, `linalg_lu_solve`, `_linalg_solve_ex`,
-`linalg_inv_ex`), so a model calling them was refused.  Each is written out here one row or
+`linalg_inv_ex`) nor the QR family (`geqrf`, `linalg_qr`, `linalg_householder_product`,
+`ormqr`), so a model calling them was refused.  Each is written out here one row or
 column at a time, in the order eager's LAPACK (MKL) computes it, so that NaN and infinities
 in the inputs land where eager puts them:
 
@@ -30,6 +31,15 @@ in the inputs land where eager puts them:
   then L's and U's substitutions (Uᵀ's, Lᵀ's and the interchanges undone for the adjoint).
   `linalg_solve_ex` is the factorization and that solve, and the inverse the solve against
   the identity, as eager computes both (getri is not used).
+
+- QR is geqr2's Householder factorization: each column's reflector as dlarfg makes it (the
+  column's norm scaled as dnrm2 scales it, beta = -sign(alpha) |(alpha, x)|, tau = (beta -
+  alpha) / beta, v = x / (alpha - beta)), applied to the columns after it.  Q is dorg2r's
+  (the reflectors applied in reverse to the identity's columns) and `ormqr` dorm2r's (each
+  reflector applied to C in turn from the side asked).  Where infinities and NaN meet, MKL's
+  own arithmetic is followed as measured against eager: its max and min pick as x86's
+  maxsd/minsd, a NaN alpha counts as negative, dgeqrf applies a reflector whose tau is 0
+  (dorgqr and dormqr skip it), and a float64 reciprocal that is subnormal reads as zero.
 
 Where eager raises on a singular or not positive-definite matrix (`cholesky`,
 `cholesky_inverse`, an `_ex` form with `check_errors=True`), the decomposition calls
@@ -392,7 +402,150 @@ def linalg_lu(a: torch.Tensor, *, pivot: bool = True) -> Any:
     return lu_unpack(lu, pivots)
 
 
+def _reflected(
+    c: torch.Tensor, v: torch.Tensor, tau: torch.Tensor, always: bool = False
+) -> torch.Tensor:
+    """dlarf from the left: C - tau v (vᵀ C) for C (…, r, cols), v (…, r), tau (…).  Where
+    tau is 0, C stays as it is (dorg2r's and dorm2r's dlarf) unless `always` (MKL's dgeqrf
+    applies it: an infinity in C meets 0 * inf there)."""
+    w = (c * v.unsqueeze(-1)).sum(-2)
+    updated = c + v.unsqueeze(-1) * (-tau.unsqueeze(-1) * w).unsqueeze(-2)
+    return updated if always else torch.where((tau != 0)[..., None, None], updated, c)
+
+
+def _reflector(alpha: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """dlarfg: (beta, v below its leading 1, tau) of the reflector H with H [alpha; x] =
+    [beta; 0], beta = -sign(alpha) |(alpha, x)|, v = x / (alpha - beta); H = I (tau 0)
+    where x is zero or empty."""
+    if x.shape[-1] == 0:
+        return alpha, x, torch.zeros_like(alpha)
+    # dnrm2 scales, so |x| overflows only where the norm does; subnormals read as zero
+    scale = x.abs().amax(-1)
+    normal = scale >= torch.finfo(x.dtype).tiny  # false for NaN
+    finite = normal & torch.isfinite(scale)
+    ratio = x / torch.where(finite, scale, 1).unsqueeze(-1)
+    sized = torch.where(normal | torch.isnan(scale), scale, 0)
+    norm = torch.where(finite, scale * torch.sqrt((ratio * ratio).sum(-1)), sized)
+    # MKL's dlapy2 and sign, as measured: max and min as x86's maxsd/minsd pick (the second
+    # operand where one is NaN), no NaN test, and a NaN alpha taken as negative
+    a = alpha.abs()
+    larger, smaller = torch.where(a > norm, a, norm), torch.where(a < norm, a, norm)
+    ratio = smaller / larger
+    length = torch.where(smaller == 0, larger, larger * torch.sqrt(1 + ratio * ratio))
+    beta = torch.where(alpha >= 0, -length, length)
+    reflect = norm != 0
+    tau = torch.where(reflect, (beta - alpha) / beta, 0)
+    # x times 1 / (alpha - beta) computed in float64, as MKL's results show: for a float64
+    # matrix a subnormal reciprocal reads as zero; a float32 one's never is (IREE would
+    # demote the float64 product, so it is the quotient)
+    difference = (alpha - beta).unsqueeze(-1)
+    scaled = x / difference if x.dtype == torch.float32 else x * (1 / difference)
+    below = torch.where(reflect.unsqueeze(-1), scaled, x)
+    return torch.where(reflect, beta, alpha), below, tau
+
+
+def _column(v: torch.Tensor) -> torch.Tensor:
+    """A reflector stored below the diagonal, with its implicit leading 1."""
+    return torch.cat([torch.ones((*v.shape[:-1], 1), dtype=v.dtype), v], -1)
+
+
+def _qr_factored(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """dgeqr2: the reflectors below R (…, m, n) and their taus (…, min(m, n))."""
+    m, n = a.shape[-2:]
+    taus = []
+    for i in range(min(m, n)):
+        beta, below, tau = _reflector(a[..., i, i], a[..., i + 1 :, i])
+        rest = a[..., i:, i + 1 :]
+        if i < n - 1:
+            rest = _reflected(rest, _column(below), tau, always=True)
+        column = torch.cat([beta.unsqueeze(-1), below], -1).unsqueeze(-1)
+        a = torch.cat([a[..., :i, :], torch.cat([a[..., i:, :i], column, rest], -1)], -2)
+        taus.append(tau)
+    tau = torch.stack(taus, -1) if taus else a.new_zeros((*a.shape[:-2], 0))
+    return a, tau
+
+
+def _q_formed(a: torch.Tensor, tau: torch.Tensor, columns: int) -> torch.Tensor:
+    """dorg2r: the first `columns` columns of Q = H_1 … H_k from the reflectors in `a`
+    (…, m, n), the columns past k starting as the identity's."""
+    m, k = a.shape[-2], tau.shape[-1]
+    q = torch.cat(
+        [
+            a[..., :, :k],
+            torch.eye(m, columns, dtype=a.dtype)[:, k:].expand(*a.shape[:-2], m, columns - k),
+        ],
+        -1,
+    )
+    for i in range(k - 1, -1, -1):
+        t = tau[..., i]
+        below = q[..., i + 1 :, i]
+        rest = q[..., i:, i + 1 :]
+        if i < columns - 1:
+            rest = _reflected(rest, _column(below), t)
+        column = torch.cat([(1 - t).unsqueeze(-1), -t.unsqueeze(-1) * below], -1).unsqueeze(-1)
+        lower = torch.cat([q[..., i:, :i], column, rest], -1)
+        upper = torch.cat(
+            [q[..., :i, :i], torch.zeros_like(q[..., :i, i : i + 1]), q[..., :i, i + 1 :]], -1
+        )
+        q = torch.cat([upper, lower], -2)
+    return q
+
+
+def _qr_sized(*matrices: torch.Tensor) -> bool:
+    return all(_factorable(m) and m.shape[-2] <= LARGEST_SOLVED for m in matrices)
+
+
+def geqrf(a: torch.Tensor) -> Any:
+    if not _qr_sized(a):
+        return NotImplemented
+    return _qr_factored(a)
+
+
+def linalg_qr(a: torch.Tensor, mode: str = "reduced") -> Any:
+    """Q and R from dgeqr2 and dorg2r, as eager's geqrf and orgqr: Q m x k and R k x n
+    (reduced), Q m x m and R m x n (complete), no Q (r)."""
+    if not _qr_sized(a):
+        return NotImplemented
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    reflectors, tau = _qr_factored(a)
+    rows = m if mode == "complete" else k
+    r = torch.triu(reflectors[..., :rows, :])
+    if mode == "r":
+        return a.new_empty((0,)), r
+    return _q_formed(reflectors, tau, m if mode == "complete" else k), r
+
+
+def householder_product(a: torch.Tensor, tau: torch.Tensor) -> Any:
+    if not _qr_sized(a) or a.dtype != tau.dtype or tau.shape[:-1] != a.shape[:-2]:
+        return NotImplemented
+    return _q_formed(a, tau, a.shape[-1])
+
+
+def ormqr(
+    a: torch.Tensor, tau: torch.Tensor, c: torch.Tensor, left: bool = True, transpose: bool = False
+) -> Any:
+    """dorm2r: Q C, Qᵀ C, C Q or C Qᵀ with Q = H_1 … H_k from the reflectors in `a`, each
+    reflector applied in turn (H_i to rows i.. of C from the left, to columns i.. from the
+    right)."""
+    if not _qr_sized(a, c) or len({a.dtype, tau.dtype, c.dtype}) != 1:
+        return NotImplemented
+    if a.shape[:-2] != c.shape[:-2] or tau.shape[:-1] != a.shape[:-2]:
+        return NotImplemented
+    k = tau.shape[-1]
+    forward = left == transpose
+    c = c if left else c.mT
+    for i in range(k) if forward else range(k - 1, -1, -1):
+        v = _column(a[..., i + 1 :, i])[..., : c.shape[-2] - i]
+        c = torch.cat([c[..., :i, :], _reflected(c[..., i:, :], v, tau[..., i])], -2)
+    return c if left else c.mT
+
+
 LINALG: dict[Any, Callable[..., Any]] = {
+    aten.geqrf.default: geqrf,
+    aten.linalg_qr.default: linalg_qr,
+    aten.linalg_householder_product.default: householder_product,
+    aten.ormqr.default: ormqr,
     aten.linalg_solve_triangular.default: linalg_solve_triangular,
     aten.triangular_solve.default: triangular_solve,
     aten.linalg_cholesky_ex.default: linalg_cholesky_ex,
