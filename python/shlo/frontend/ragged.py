@@ -280,8 +280,9 @@ def _data_dependent(node: Any) -> bool:
 def ragged_results(graph: torch.fx.Graph) -> tuple[tuple[int, int], ...]:
     """Make, in place, each result of `graph` that is a tensor narrowed to a length read from
     the data the whole tensor, with the length appended to the results; returns (result
-    index, dim) for each appended length, in order.  Left as it is (returning nothing) when
-    anything else uses such a length."""
+    index, dim) for each appended length, in order.  The checks of a length stay (they become
+    run-time assertions); those of the narrowed tensor's size go with it.  Left as it is
+    (returning nothing) when anything but checks uses such a length."""
     output = graph.output_node()
     results = list(cast(Sequence[Any], output.args[0]))
     narrowings = {}
@@ -294,20 +295,35 @@ def ragged_results(graph: torch.fx.Graph) -> tuple[tuple[int, int], ...]:
     if not narrowings:
         return ()
     reads = {node.args[3] for node in (results[i] for i in narrowings)}
-    dependent = _users_of(reads)
     narrowed = {results[i] for i in narrowings}
     others = [node for i, node in enumerate(results) if i not in narrowings]
-    if any(node in dependent for node in others):
+    if not _only_checked(reads, narrowed, others, output):
         return ()
-    for node in dependent - narrowed - {output}:
-        if node.target not in _CHECKS and not _is_symbolic(node):
-            return ()
     for index, (whole, _, _) in narrowings.items():
         results[index] = whole
     output.args = ((*results, *(length for _, _, length in narrowings.values())),)
-    for node in sorted((dependent | reads) - {output}, key=_position(graph), reverse=True):
+    for node in sorted(_users_of(narrowed) | narrowed, key=_position(graph), reverse=True):
         graph.erase_node(node)
+    for read in reads:
+        if not read.users:
+            graph.erase_node(read)
     return tuple((index, dim) for index, (_, dim, _) in narrowings.items())
+
+
+def _only_checked(
+    reads: set[torch.fx.Node],
+    narrowed: set[torch.fx.Node],
+    others: list[Any],
+    output: torch.fx.Node,
+) -> bool:
+    """Whether the lengths `reads` reach nothing but the `narrowed` results, checks and
+    arithmetic on numbers (none of the `others` results)."""
+    dependent = _users_of(reads)
+    if any(node in dependent for node in others):
+        return False
+    return all(
+        node.target in _CHECKS or _is_symbolic(node) for node in dependent - narrowed - {output}
+    )
 
 
 def _users_of(nodes: set[torch.fx.Node]) -> set[torch.fx.Node]:

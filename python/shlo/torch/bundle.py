@@ -128,15 +128,15 @@ def save_bundle(
 ) -> FunctionMeta:
     """Export `model` on example inputs and write it as a bundle in `directory`."""
     imported = import_model(model, args, kwargs, dynamic_shapes=dynamic_shapes, weights="external")
-    if imported.assertions:
-        raise BundleError(
-            "the model checks values at run time (torch._check or the like), which a bundle's "
-            f"signature cannot carry: {imported.assertions[0]}"
-        )
     if imported.ragged:
         raise BundleError(
             "a result's length depends on the input values (unique, nonzero, ...), which a "
             "bundle's signature cannot carry"
+        )
+    if imported.assertions:
+        raise BundleError(
+            "the model checks values at run time (torch._check or the like), which a bundle's "
+            f"signature cannot carry: {imported.assertions[0]}"
         )
     state = imported.weights or {}
     in_spec, out_spec = imported.in_spec, imported.out_spec
