@@ -150,3 +150,13 @@ def test_a_bundle_refuses_a_result_whose_length_the_values_decide(tmp_path: Any)
     with pytest.raises(BundleError, match="length depends on the input values"):
         save_bundle(Apply(torch.unique), (torch.rand(8),), tmp_path / "b")
     assert not (tmp_path / "b").exists()
+
+
+def test_unique_along_a_dim_of_one_slice_matches_eager() -> None:
+    _compiled_on(
+        lambda x: (
+            torch.unique_consecutive(x.reshape(4, 1, 4), dim=1, return_counts=True),
+            torch.unique(x.reshape(4, 1, 4).long(), dim=1, return_inverse=True),
+        ),
+        _FLOATS[1:],
+    )

@@ -65,7 +65,7 @@ def _runs(
     size = rows.shape[0]
     differs = rows[1:] != rows[:-1]
     if rows.dim() > 1:
-        differs = differs.reshape(size - 1, -1).any(1)
+        differs = differs.any(1)
     first = torch.cat([torch.ones(1, dtype=torch.bool), differs])
     group = torch.cumsum(first.to(_INT64), 0) - 1
     starts = nonzero_static(first, size=size, fill_value=size)[:, 0]
