@@ -112,14 +112,27 @@ def test_a_number_that_sets_a_shape_or_branch_is_fixed_and_guarded(
         compiled(x, other)
 
 
-def test_a_fixed_keyword_number_is_named() -> None:
+def test_a_keyword_number_that_sets_a_length_is_read_at_each_call() -> None:
+    """`x[:n]` of a keyword number: a result cut to n after each call (as Python slices)."""
+
     class Keyword(torch.nn.Module):
         def forward(self, x: torch.Tensor, *, n: int) -> torch.Tensor:
             return x[:n]
 
+    model, x = Keyword(), torch.arange(6.0)
+    compiled = compile_torch(model, (x,), {"n": 2})
+    for n in (2, 5, 0, -1, 9):
+        assert_close(compiled(x, n=n), model(x, n=n))
+
+
+def test_a_fixed_keyword_number_is_named() -> None:
+    class Keyword(torch.nn.Module):
+        def forward(self, x: torch.Tensor, *, n: int) -> torch.Tensor:
+            return x.reshape(n, -1)
+
     compiled = compile_torch(Keyword(), (torch.arange(6.0),), {"n": 2})
     with pytest.raises(FrontendError, match="argument n was 2"):
-        compiled(torch.arange(6.0), n=5)
+        compiled(torch.arange(6.0), n=3)
 
 
 def _batch_norm_model() -> torch.nn.Module:
