@@ -8,8 +8,9 @@ found, `x.narrow(dim, 0, count.item())`, as ATen's CPU kernels compute it: value
 order (NaN last, each NaN its own value), the first element of each run of equal ones, the
 inverse indices and counts of each run.  Where such a narrowed tensor is a result of the
 model, `ragged_results` makes @main return the whole tensor and, after the model's results,
-the length; `cut` narrows it again after each call.  A narrowed tensor the model computes on
-further keeps a shape read from the data, which the import refuses.
+the length; `cut` narrows it again after each call.  The length's checks stay, as run-time
+assertions.  A narrowed tensor the model computes on further keeps a shape read from the
+data, which the import refuses.
 
 `unique` along a dimension of floating-point values: ATen orders rows by `<` element by
 element, under which NaN is neither smaller nor larger, so the order of rows holding NaN is
@@ -29,8 +30,8 @@ from shlo.frontend.lowerings import nonzero_static
 
 aten = torch.ops.aten
 _INT64 = torch.int64
-# Ops between a length read from a tensor and the narrowing that uses it: the checks of its
-# range that the narrowing adds, which hold by construction.
+# What may use a length read from a tensor besides the narrowing: checks of its range (they
+# stay, as run-time assertions) and arithmetic on numbers.
 _CHECKS = {
     aten._assert_scalar.default,
     aten.sym_constrain_range_for_size.default,
