@@ -431,7 +431,7 @@ def convolution_backward(
     return grad_input, grad_weight, grad_bias
 
 
-def _bounds(size: Any, start: Any, end: Any) -> tuple[int, int] | None:
+def slice_bounds(size: Any, start: Any, end: Any) -> tuple[int, int] | None:
     """`start:end` of a dimension of `size` clamped as Python clamps a slice, None when any of
     them is symbolic."""
     start = 0 if start is None else start
@@ -446,7 +446,7 @@ def _bounds(size: Any, start: Any, end: Any) -> tuple[int, int] | None:
 def clamped_slice(
     x: torch.Tensor, dim: int = 0, start: Any = None, end: Any = None, step: int = 1
 ) -> Any:
-    bounds = _bounds(x.shape[dim], start, end)
+    bounds = slice_bounds(x.shape[dim], start, end)
     if bounds == (0, 0) and x.shape[dim] > 0:  # torch-mlir reads an end of 0 as "to the end"
         bounds = (x.shape[dim], x.shape[dim])
     if bounds is None or bounds == (start, end):
@@ -462,7 +462,7 @@ def clamped_slice_scatter(
     end: Any = None,
     step: int = 1,
 ) -> Any:
-    bounds = _bounds(x.shape[dim], start, end)
+    bounds = slice_bounds(x.shape[dim], start, end)
     if bounds is None or bounds == (start, end):
         return NotImplemented  # lowered as it is
     if bounds[0] == bounds[1]:

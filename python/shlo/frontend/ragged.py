@@ -26,7 +26,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from shlo.frontend.lowerings import nonzero_static
+from shlo.frontend.lowerings import nonzero_static, slice_bounds
 
 aten = torch.ops.aten
 _INT64 = torch.int64
@@ -359,9 +359,7 @@ def cut(results: list[Any], ragged: Sequence[tuple[int, int]]) -> list[Any]:
     kept = list(results[: len(results) - len(ragged)])
     for (index, dim), length in zip(ragged, results[len(kept) :], strict=True):
         whole = kept[index]
-        size = whole.shape[dim]
-        count = int(length)
-        count = min(max(count + size if count < 0 else count, 0), size)
+        _, count = cast(tuple[int, int], slice_bounds(whole.shape[dim], 0, int(length)))
         if isinstance(whole, torch.Tensor):
             kept[index] = whole.narrow(dim, 0, count).contiguous()
         else:
