@@ -35,17 +35,34 @@ class F64Scale(torch.nn.Module):
         return x * self.scale
 
 
+class MaskedScores(torch.nn.Module):
+    """A causal bool mask and a uint8 table held as buffers, as attention models hold them."""
+
+    mask: torch.Tensor
+    table: torch.Tensor
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("mask", torch.ones(5, 5, dtype=torch.bool).tril())
+        self.register_buffer("table", torch.tensor([0, 1, 127, 128, 255], dtype=torch.uint8))
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        return scores.masked_fill(~self.mask, -float("inf")).softmax(-1) * self.table
+
+
 @pytest.mark.parametrize(
     ("model", "args"),
     [
         (F64Table(), (torch.rand(8), torch.randint(0, 10, (8,)))),
         (F64Scale(), (torch.rand(3, 6, dtype=torch.float64),)),
+        (MaskedScores(), (torch.randn(2, 5, 5),)),
     ],
-    ids=["demoted", "kept"],
+    ids=["demoted", "kept", "bool-and-uint8"],
 )
-def test_f64_weights_compile_and_match_eager(model: torch.nn.Module, args: tuple) -> None:
-    """A model holding an f64 tensor of two or more elements failed in iree-compile when f64
-    was demoted (the weight's blob kept its f64 bytes under an f32 type)."""
+def test_weights_compile_and_match_eager(model: torch.nn.Module, args: tuple) -> None:
+    """A model holding an f64, bool or uint8 tensor of two or more elements failed in
+    iree-compile (the weight's blob kept its bytes under the type IREE gave it: f32 for
+    demoted f64, signless i8 for uint8 and torch-mlir's bytes of a bool)."""
     model = model.eval()
     compiled = compile_torch(model, args)
     with torch.no_grad():

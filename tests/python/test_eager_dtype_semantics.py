@@ -147,6 +147,36 @@ def test_transposed_convolution_multiplies_weights_by_the_inputs_own_elements_on
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_an_infinite_weight_where_a_convolution_pads_is_refused_at_run_time(
+    dtype: torch.dtype,
+) -> None:
+    """Outside f64, which ATen kernel eager picks (oneDNN skips the padding's zeros, im2col
+    multiplies them: inf or NaN) depends on the shapes and the host, so a padded or transposed
+    convolution is refused when a weight is infinite or NaN, and computed when all are finite;
+    one without padding has no zeros to meet and computes either way."""
+    x = torch.randn(1, 2, 5, 5).to(dtype)
+    weight = torch.randn(2, 2, 3, 3).to(dtype)
+
+    def fn(a: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return F.conv2d(a, w, padding=1), F.conv_transpose2d(a, w, stride=2)
+
+    model = _Model(fn)
+    compiled = compile_torch(model, (x, weight), target="llvm-cpu", device="local-sync")
+    close = {"rtol": 0.05, "atol": 0.05} if dtype != torch.float32 else {}
+    torch.testing.assert_close(tuple(compiled(x, weight)), model(x, weight), **close)
+    for special in (INF, -INF, NAN):
+        bad = weight.clone()
+        bad[1, 0, 2, 1] = special
+        with pytest.raises(AssertionFailed, match="infinite or NaN weight: PyTorch's CPU kernels"):
+            compiled(x, bad)
+    bad = weight.clone()
+    bad[0, 1, 1, 1] = INF
+    unpadded = _Model(F.conv2d)
+    got = compile_torch(unpadded, (x, bad), target="llvm-cpu", device="local-sync")(x, bad)
+    torch.testing.assert_close(torch.as_tensor(got), unpadded(x, bad), equal_nan=True, **close)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_gamma_functions_match_eager_at_poles_and_special_values(dtype: torch.dtype) -> None:
     """lgamma below the type's epsilon is -log|x| (CHLO's f64 reflection, its sine computed in

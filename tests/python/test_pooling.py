@@ -6,6 +6,7 @@ grid is one module (one compile), every configuration one of its outputs."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
 import pytest
@@ -169,6 +170,49 @@ def test_3d_max_pooling_with_indices_matches_eager() -> None:
     torch.testing.assert_close(compile_torch(model, (x,))(x), model(x), equal_nan=True)
 
 
+class PickedIndices(torch.nn.Module):
+    """2-d and 3-d max pooling with indices over padding, dilation and ceil mode's last
+    window, each path shlo has (stride given or not, ceil mode adding a window or not)."""
+
+    OPTIONS = (
+        {"kernel_size": 2, "stride": 2, "padding": 1},
+        {"kernel_size": 3, "stride": 1, "padding": 1, "dilation": 2},
+        {"kernel_size": (3, 2), "stride": 2, "padding": 1, "ceil_mode": True},
+        {"kernel_size": 2, "padding": 1, "ceil_mode": True},
+    )
+
+    def forward(self, x: torch.Tensor) -> tuple:
+        planes = torch.stack([x, x.flip(-1), x.roll(1, -2)], 2)
+        return tuple(
+            (
+                F.max_pool2d(x, **o, return_indices=True),
+                F.max_pool3d(
+                    planes, **{**o, "kernel_size": _box(o["kernel_size"])}, return_indices=True
+                ),
+            )
+            for o in self.OPTIONS
+        )
+
+
+def _box(kernel: int | tuple[int, int]) -> int | tuple[int, int, int]:
+    """A 2-d pool's kernel for a 3-d one: 2 planes deep where it is a tuple."""
+    return kernel if isinstance(kernel, int) else (2, *kernel)
+
+
+def test_max_pooling_indices_pick_as_aten_does() -> None:
+    """ATen's kernels take a window's last NaN and, in a window of -inf alone, its first
+    position inside the input; torch-mlir's lowering and PyTorch's decomposition took the first
+    NaN, and pointed a window of -inf at its padding (an index outside the plane, or negative).
+    """
+    torch.manual_seed(0)
+    x = torch.randn(1, 2, 6, 7)
+    x[0, 0, :2, :2] = x[0, 0, 5, 5:] = -math.inf
+    x[0, 0, 2, 0] = x[0, 0, 3, 1] = x[0, 1, 0, :] = math.nan
+    model = PickedIndices()
+    got = compile_torch(model, (x,))(x)
+    torch.testing.assert_close(got, model(x), equal_nan=True, rtol=0, atol=0)
+
+
 class MaxValues(torch.nn.Module):
     """Max pooling without indices in 1-3d, with and without ceil mode (a last window that
     runs past the end), padding and dilation."""
@@ -211,8 +255,8 @@ def test_max_pooling_of_integers_matches_eager() -> None:
 @pytest.mark.parametrize("rank", [1, 2, 3])
 @pytest.mark.parametrize("ceil_mode", [False, True])
 def test_max_pooling_without_indices_is_a_reduce_window(rank: int, ceil_mode: bool) -> None:
-    """The indices' exact path (a gather of every window, which IREE compiles into
-    intermediates many times the input) is left out when the indices are unused."""
+    """The indices' path (a gather of every window, which IREE compiles into intermediates
+    many times the input) is left out when the indices are unused."""
     pool = (torch.nn.MaxPool1d, torch.nn.MaxPool2d, torch.nn.MaxPool3d)[rank - 1]
     x = torch.randn(1, 2, *[10] * rank)
     text = str(import_model(pool(3, 2, padding=1, ceil_mode=ceil_mode), (x,)).module)

@@ -11,10 +11,13 @@ without it.
 Max pooling's values are 2-d max pools without ceil mode, which torch-mlir lowers to
 `reduce_window`: ceil mode's last window is padding of the dtype's lowest value (so a NaN in a
 window still gives NaN), and a 3-d pool is a 2-d one over the last two dimensions then one
-over the first (the maximum over a box is the maximum of its planes' maxima).  Their indices,
-where torch-mlir has no lowering (3-d, or ceil mode), are PyTorch's own decomposition, a
-gather of every window; the values never come from it, so where the indices are unused it is
-dead code and dropped: IREE compiles that gather into intermediates many times the input.
+over the first (the maximum over a box is the maximum of its planes' maxima).  Their indices
+are every window gathered, one spatial dimension at a time, and picked as ATen's kernels pick:
+the last NaN, else the first maximum, and a window of -inf alone gives its first in-bounds
+position (torch-mlir's lowering and PyTorch's decomposition took the first NaN, and the
+padding in a window of -inf).  The values never come from that gather, so where the indices
+are unused it is dead code and dropped: IREE compiles it into intermediates many times the
+input.
 
 Average pooling with ceil mode or `divisor_override` is the sum over the zero-padded windows
 divided by ATen's divisor for each output position, worked out here from the static shapes:
@@ -24,10 +27,8 @@ rounded once, as ATen's kernels compute them: the window's sum in the 16-bit typ
 maximum where the average does not.  3-d adaptive average pooling, which torch-mlir has no
 lowering for, is 2-d adaptive average pools, over the last two dimensions then over the first.
 
-Adaptive max pooling gathers every window (ATen's bounds, the shorter ones padded by repeating
-a position) one spatial dimension at a time, and picks the maximum as ATen's kernel does: the
-last NaN, else the first maximum; the index of the picked element is arithmetic on the window
-bounds, not a second gather (IREE compiles gathers that index every dimension slowly).
+Adaptive max pooling gathers and picks every window (ATen's bounds) as max pooling's indices
+do, values included.
 
 Fractional max pooling, which torch-mlir has no lowering for, gathers each plane's windows from
 its random samples as ATen's `generate_intervals` places them (in the input's dtype, as the
@@ -36,14 +37,14 @@ kernel computes them) and picks the same element as adaptive max pooling.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
-from torch._decomp import decomposition_table
 from torch._meta_registrations import pooling_output_shape
 
 aten = torch.ops.aten
@@ -72,10 +73,13 @@ def _sizes(
     ]  # fmt: skip
 
 
-def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
-    """`op` (max_pool2d/3d_with_indices) with ceil mode as ATen computes it, its values as
-    2-d max pools torch-mlir lowers to `reduce_window` and its indices by PyTorch's
-    decomposition, which is left out where they are unused."""
+_VALUES = contextvars.ContextVar("shlo_max_pool_values", default=False)
+
+
+def _max_pool(rank: int) -> Callable[..., Any]:
+    """max_pool2d/3d_with_indices as ATen computes it: its values as 2-d max pools torch-mlir
+    lowers to `reduce_window`, its indices from every window gathered and picked as ATen's
+    kernel picks (`_pick_windows`), which is left out where they are unused."""
 
     def run(
         x: torch.Tensor,
@@ -85,17 +89,29 @@ def _max_pool(op: Any, rank: int) -> Callable[..., Any]:
         dilation: Sequence[int] = (1,),
         ceil_mode: bool = False,
     ) -> Any:
-        if not ceil_mode and stride and rank == 2:
-            return NotImplemented  # torch-mlir lowers it as it is
+        if _VALUES.get():
+            return NotImplemented  # a 2-d pool of `_max_values`: torch-mlir lowers its values
         kernel = _expand(kernel_size, rank)
         options = (_expand(stride, rank, kernel), _expand(padding, rank), _expand(dilation, rank))
-        floor, ceil = _sizes(x, kernel, *options)
-        if floor == ceil and rank == 2:  # the stride written out: torch-mlir took none for 1
-            return op(x, kernel, *options, False)
-        values = _max_values(x, kernel, *options, ceil if ceil_mode else floor)
-        return values, decomposition_table[op](x, kernel, *options, ceil_mode)[1]
+        sizes = _sizes(x, kernel, *options)[ceil_mode]
+        windows = [
+            _strided_windows(n, out, k, s, p, d)
+            for n, out, k, s, p, d in zip(x.shape[-rank:], sizes, kernel, *options, strict=True)
+        ]
+        return _max_values(x, kernel, *options, sizes), _pick_windows(x, windows)[1]
 
     return run
+
+
+def _strided_windows(
+    n: int, out: int, kernel: int, stride: int, padding: int, dilation: int
+) -> Window:
+    """The `out` windows of a pooling over `n` positions, its first and last in-bounds
+    positions as ATen's kernel skips the padding (`while (ih0 < 0) ih0 += dilationH`)."""
+    starts = torch.arange(out) * stride - padding
+    skipped = -(starts.clamp(max=0) // dilation)  # ceil(-start / dilation) for a start below 0
+    steps = ((n - 1 - starts) // dilation).clamp(max=kernel - 1)
+    return Window(starts, dilation, starts + skipped * dilation, starts + steps * dilation, kernel)
 
 
 def _max_values(
@@ -132,7 +148,11 @@ def _max_values(
 def _max_pool2d(x: torch.Tensor, *options: list[int]) -> torch.Tensor:
     """The values of a 2-d max pool without ceil mode, which torch-mlir lowers to
     `reduce_window`."""
-    values: torch.Tensor = aten.max_pool2d_with_indices.default(x, *options, False)[0]
+    token = _VALUES.set(True)
+    try:
+        values: torch.Tensor = aten.max_pool2d_with_indices.default(x, *options, False)[0]
+    finally:
+        _VALUES.reset(token)
     return values
 
 
@@ -218,35 +238,65 @@ def _divisors(
     return divisor
 
 
-def _adaptive_max_pool(op: Any, rank: int) -> Callable[..., Any]:
+def _adaptive_max_pool(rank: int) -> Callable[..., Any]:
     """`op` (adaptive_max_pool2d/3d) as every window gathered and its maximum taken, picked
     as ATen's kernel picks it: torch-mlir's lowering of uneven windows failed to import, and
     PyTorch's own decomposition of global pooling takes the first NaN where eager takes the
     last."""
 
     def run(x: torch.Tensor, output_size: Sequence[int]) -> Any:
-        lead, extents = x.dim() - rank, list(x.shape[-rank:])
-        windows = [_adaptive_windows(n, out) for n, out in zip(extents, output_size, strict=True)]
-        picked = x
-        for dim, (starts, ends, longest) in enumerate(windows):  # each dim n: (out, longest)
-            last = (ends - starts - 1).unsqueeze(1)
-            positions = starts.unsqueeze(1) + torch.minimum(torch.arange(longest), last)
-            picked = picked.index_select(lead + 2 * dim, positions.reshape(-1))
-            at = lead + 2 * dim
-            picked = picked.reshape(*picked.shape[:at], *positions.shape, *picked.shape[at + 1 :])
-        order = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
-        picked = picked.permute(*range(lead), *(lead + d for d in order))
-        values, local = _pool_pick(picked.flatten(lead + rank))
-        flat = torch.zeros_like(local)
-        for dim, (starts, ends, longest) in enumerate(windows):  # local's digits, a dim each
-            shape = [-1 if d == dim else 1 for d in range(rank)]
-            below = math.prod(inner for _, _, inner in windows[dim + 1 :])
-            offset = local // below % longest
-            position = torch.minimum(starts.reshape(shape) + offset, ends.reshape(shape) - 1)
-            flat = flat * extents[dim] + position
-        return values, flat
+        extents = x.shape[-rank:]
+        return _pick_windows(
+            x, [_adaptive_windows(n, out) for n, out in zip(extents, output_size, strict=True)]
+        )
 
     return run
+
+
+class Window(NamedTuple):
+    """A pooling's windows along one spatial dimension: window i reads `length` positions
+    `starts[i] + j * step`, those before `firsts[i]` or after `lasts[i]` (padding, or past a
+    shorter window's end) read as `firsts[i]` or `lasts[i]` again."""
+
+    starts: torch.Tensor
+    step: int
+    firsts: torch.Tensor
+    lasts: torch.Tensor
+    length: int
+
+    def positions(self, offsets: torch.Tensor, shape: Sequence[int] = (-1, 1)) -> torch.Tensor:
+        """The position each window's `offsets`-th element is read from, the windows laid
+        out along `shape`."""
+        starts, firsts, lasts = (t.reshape(shape) for t in (self.starts, self.firsts, self.lasts))
+        return torch.minimum(torch.maximum(starts + offsets * self.step, firsts), lasts)
+
+
+def _pick_windows(x: torch.Tensor, windows: Sequence[Window]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each window's maximum and its element's index in its plane, picked as ATen's pooling
+    kernels pick it (`_pool_pick`), from every window gathered one spatial dimension at a time.
+    Reading the padding as a window's first in-bounds position again and the positions past its
+    end as its last again changes neither its first maximum nor its last NaN, and a window of
+    -inf alone gives its first in-bounds position, as ATen's kernels start from it.  The index
+    is arithmetic on the window bounds, not a second gather (IREE compiles gathers that index
+    every dimension slowly)."""
+    rank = len(windows)
+    lead, extents = x.dim() - rank, list(x.shape[-rank:])
+    picked = x
+    for dim, window in enumerate(windows):  # each dim n becomes (out, length)
+        positions = window.positions(torch.arange(window.length))
+        at = lead + 2 * dim
+        picked = picked.index_select(at, positions.reshape(-1))
+        picked = picked.reshape(*picked.shape[:at], *positions.shape, *picked.shape[at + 1 :])
+    order = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
+    picked = picked.permute(*range(lead), *(lead + d for d in order))
+    values, local = _pool_pick(picked.flatten(lead + rank))
+    flat = torch.zeros_like(local)
+    for dim, window in enumerate(windows):  # local's digits, a dim each
+        below = math.prod(inner.length for inner in windows[dim + 1 :])
+        shape = [-1 if d == dim else 1 for d in range(rank)]
+        offsets = local // below % window.length
+        flat = flat * extents[dim] + window.positions(offsets, shape)
+    return values, flat
 
 
 def _pool_pick(windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -258,13 +308,13 @@ def _pool_pick(windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.amax(windows, -1), local
 
 
-def _adaptive_windows(n: int, out: int) -> tuple[torch.Tensor, torch.Tensor, int]:
-    """ATen's `out` windows over `n` (start = floor(i*n/out), end = ceil((i+1)*n/out)) and the
-    longest one's length; a shorter window is read as its positions then its last one again,
-    which changes neither the maximum nor the first position holding it."""
+def _adaptive_windows(n: int, out: int) -> Window:
+    """ATen's `out` adaptive windows over `n` (start = floor(i*n/out), end = ceil((i+1)*n/out)),
+    each as long as the longest one."""
     starts = torch.arange(out) * n // out
     ends = -(-(torch.arange(out) + 1) * n // out)
-    return starts, ends, max(-(-(i + 1) * n // out) - i * n // out for i in range(out))
+    longest = max(-(-(i + 1) * n // out) - i * n // out for i in range(out))
+    return Window(starts, 1, starts, ends - 1, longest)
 
 
 def _adaptive_avg_pool3d(x: torch.Tensor, output_size: Sequence[int]) -> torch.Tensor:
@@ -341,10 +391,10 @@ def _fractional_max_pool(rank: int) -> Callable[..., Any]:
 POOLING: dict[Any, Callable[..., Any]] = {
     aten.fractional_max_pool2d.default: _fractional_max_pool(2),
     aten.fractional_max_pool3d.default: _fractional_max_pool(3),
-    aten.adaptive_max_pool2d.default: _adaptive_max_pool(aten.adaptive_max_pool2d.default, 2),
-    aten.adaptive_max_pool3d.default: _adaptive_max_pool(aten.adaptive_max_pool3d.default, 3),
-    aten.max_pool2d_with_indices.default: _max_pool(aten.max_pool2d_with_indices.default, 2),
-    aten.max_pool3d_with_indices.default: _max_pool(aten.max_pool3d_with_indices.default, 3),
+    aten.adaptive_max_pool2d.default: _adaptive_max_pool(2),
+    aten.adaptive_max_pool3d.default: _adaptive_max_pool(3),
+    aten.max_pool2d_with_indices.default: _max_pool(2),
+    aten.max_pool3d_with_indices.default: _max_pool(3),
     aten.avg_pool2d.default: _avg_pool(aten.avg_pool2d.default, 2),
     aten.avg_pool3d.default: _avg_pool(aten.avg_pool3d.default, 3),
     aten._adaptive_avg_pool3d.default: _adaptive_avg_pool3d,

@@ -668,10 +668,12 @@ class WeightsWithoutCopies(FxImporterHooks):
     the weight bytes and most of the import time); here the tensor's own storage is handed to
     MLIR as the resource blob, without a copy (MLIR keeps a reference to it).
 
-    f64 weights are copied into dense elements instead: IREE demotes f64 to f32 unless the
-    program's interface is f64, and its demotion retypes a resource blob's constant without
-    converting the blob (`'arith.constant' op failed to verify that all of {value, result}
-    have same type`), so a model holding any f64 tensor of two or more elements failed."""
+    f64, uint8 and bool weights are copied into dense elements instead: IREE retypes a
+    resource blob's constant without converting the blob where it demotes f64 to f32 (unless
+    the program's interface is f64) and where it makes unsigned integers signless (torch-mlir
+    holds a bool tensor as uint8 bytes), and fails (`'arith.constant' op failed to verify that
+    all of {value, result} have same type`): a model holding such a tensor of two or more
+    elements, a boolean mask buffer among them, failed to compile."""
 
     def __init__(self) -> None:
         self._attributes: dict[int, tuple[torch.Tensor, Any]] = {}
@@ -680,7 +682,7 @@ class WeightsWithoutCopies(FxImporterHooks):
         if (
             not isinstance(literal, torch.Tensor)
             or literal.numel() <= 1  # torch-mlir makes these splats, which optimize better
-            or literal.dtype not in _ZERO_COPY_DTYPES
+            or literal.dtype not in _LITERAL_DTYPES
             or isinstance(literal, torch._subclasses.FakeTensor)
         ):
             return None
@@ -689,7 +691,7 @@ class WeightsWithoutCopies(FxImporterHooks):
             array = literal.detach().contiguous().numpy()
             shape = "_".join(map(str, literal.shape))
             kind = create_mlir_tensor_type(literal)
-            if literal.dtype == torch.float64:
+            if literal.dtype in _COPIED_DTYPES:
                 attribute = ir.DenseElementsAttr.get(array, type=kind)
             else:
                 attribute = ir.DenseResourceElementsAttr.get_from_buffer(
@@ -704,9 +706,10 @@ class WeightsWithoutCopies(FxImporterHooks):
         ).result
 
 
-_ZERO_COPY_DTYPES = {
-    torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.int16,
-    torch.int8, torch.uint8,
+_COPIED_DTYPES = {torch.float64, torch.uint8, torch.bool}
+_LITERAL_DTYPES = {
+    torch.float32, torch.float16, torch.int64, torch.int32, torch.int16, torch.int8,
+    *_COPIED_DTYPES,
 }  # fmt: skip
 
 
