@@ -177,6 +177,32 @@ def test_an_infinite_weight_where_a_convolution_pads_is_refused_at_run_time(
     torch.testing.assert_close(torch.as_tensor(got), unpadded(x, bad), equal_nan=True, **close)
 
 
+@pytest.mark.parametrize(
+    "fn",
+    [
+        torch.fft.rfft,
+        lambda a: torch.stft(a[0], 4, window=torch.ones(4), center=False, return_complex=True),
+    ],
+    ids=["rfft", "stft"],
+)
+def test_an_fft_that_meets_infinity_or_nan_is_refused_at_run_time(
+    fn: Callable[[torch.Tensor], torch.Tensor],
+) -> None:
+    """Eager's FFT keeps the first bin's imaginary part 0 and places infinities by its
+    butterflies, which torch-mlir's product with the DFT matrix does not follow: `rfft` (and
+    `stft`, which PyTorch writes with it) computes finite spectra and refuses the others,
+    from an infinite, NaN or overflowing input."""
+    x = torch.randn(2, 16, generator=torch.Generator().manual_seed(0))
+    model = _Model(fn)
+    compiled = compile_torch(model, (x,), target="llvm-cpu", device="local-sync")
+    torch.testing.assert_close(torch.as_tensor(compiled(x)), model(x), rtol=1e-5, atol=1e-5)
+    for special in (INF, NAN, 3.4e38):
+        bad = x.clone()
+        bad[0, 5] = bad[0, 6] = special
+        with pytest.raises(AssertionFailed, match="fft.rfft gave an infinite or NaN value"):
+            compiled(bad)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_gamma_functions_match_eager_at_poles_and_special_values(dtype: torch.dtype) -> None:
     """lgamma below the type's epsilon is -log|x| (CHLO's f64 reflection, its sine computed in

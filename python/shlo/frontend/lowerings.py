@@ -43,6 +43,9 @@ computes them, so the module stays StableHLO from end to end:
   (as a 1-element one), and `clamp` of an integer tensor by float bounds (on the float dtype
   it promotes to).
 - `conv_tbc` as the 1-d convolution it is, between layout permutations.
+- `fft.rfft` (a product with the DFT matrix in torch-mlir) checks at run time that its
+  result is finite: eager's FFT places infinities and NaN by its butterflies (the
+  first bin's imaginary part stays 0), which no matrix product follows.
 - `_scaled_mm` with per-tensor or per-row float32 scales as ATen's CPU kernel computes it: the
   product in f32, scaled, then rounded once to the output dtype.
 - `quantized_decomposed`'s per-channel `quantize` and `dequantize` as torch's own Python
@@ -72,6 +75,7 @@ function in their place in the exported graph and the retrace runs it.
 from __future__ import annotations
 
 import contextvars
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -381,7 +385,7 @@ def _transposed(
 # weight times such a zero gives.  f64 has only the slow kernels (and its transposed
 # convolution is ATen's products placed and added, `scattered_products`).
 _SPREAD_ZEROS_DIFFER = (torch.float32, torch.float16, torch.bfloat16)
-NONFINITE_PADDED_WEIGHT = (
+_NONFINITE_PADDED_WEIGHT = (
     "a convolution with padding (or a transposed one) has an infinite or NaN weight: PyTorch's "
     "CPU kernels differ on whether it multiplies the padding (NaN) or skips it, so shlo does "
     "not compute it"
@@ -408,7 +412,7 @@ def convolution(
     token = _CONVOLVING.set(True)
     try:
         if weight.dtype in _SPREAD_ZEROS_DIFFER and (transposed or any(padding)):
-            torch._assert_async(torch.isfinite(weight).all(), NONFINITE_PADDED_WEIGHT)
+            torch._assert_async(torch.isfinite(weight).all(), _NONFINITE_PADDED_WEIGHT)
         if not transposed or not (any(output_padding) or x.dtype == torch.float64):
             return aten.convolution.default(
                 x, weight, bias, stride, padding, dilation, transposed, output_padding, groups
@@ -520,6 +524,37 @@ def clamp(x: torch.Tensor, low: Any = None, high: Any = None) -> Any:
     return aten.clamp.default(x.to(dtype), low, high)
 
 
+def _finite_spectrum(op: Any, name: str) -> Callable[..., Any]:
+    """`op` (an FFT) as torch-mlir lowers it (a product with the DFT matrix, which reads
+    every element into every bin), checked at run time to be finite: where a value is not,
+    eager's FFT places infinities and NaN by its butterflies (the imaginary part of the first
+    bin stays 0), which no matrix product follows."""
+    message = (
+        f"{name} gave an infinite or NaN value (from an infinite, NaN or overflowing input): "
+        "PyTorch's FFT libraries place infinities and NaN by their own butterflies, which "
+        "shlo's transform (a product with the DFT matrix) does not follow, so shlo does not "
+        "compute it"
+    )
+    inside = contextvars.ContextVar(f"shlo_{name}", default=False)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if inside.get():
+            return NotImplemented  # lowered as it is
+        token = inside.set(True)
+        try:
+            spectrum = op(*args, **kwargs)
+        finally:
+            inside.reset(token)
+        parts = (spectrum.real, spectrum.imag) if spectrum.is_complex() else (spectrum,)
+        torch._assert_async(
+            functools.reduce(torch.logical_and, (part.isfinite() for part in parts)).all(),
+            message,
+        )
+        return spectrum
+
+    return run
+
+
 def conv_tbc(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, pad: int = 0) -> Any:
     batch_first = aten.convolution.default(
         x.permute(1, 2, 0), weight.permute(2, 1, 0), bias, [1], [pad], [1], False, [0], 1
@@ -583,6 +618,7 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.index_select.default: index_select,
     aten.clamp.default: clamp,
     aten.conv_tbc.default: conv_tbc,
+    aten.fft_rfft.default: _finite_spectrum(aten.fft_rfft.default, "fft.rfft"),
     aten._scaled_mm.default: scaled_mm,
     aten._local_scalar_dense.default: scalar_of_one_element,
     quantized.quantize_per_channel.default: decomposed.quantize_per_channel,
