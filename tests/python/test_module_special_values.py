@@ -3,10 +3,12 @@ eager gives: the same values, and NaN and infinity in the same places."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
 
 from shlo.api import compile_torch
+from shlo.errors import AssertionFailed
 
 INF, NAN, MAX = float("inf"), float("nan"), torch.finfo(torch.float32).max
 
@@ -226,3 +228,29 @@ def test_embedding_bags_add_up_as_eager() -> None:
     weights = torch.tensor([1.0, -2.0, 0.5, 60000.0, 3.0, 1.5, -0.25, 2.0])
     torch.manual_seed(5)
     _assert_as_eager(EmbeddingBags(), indices, offsets, weights)
+
+
+class WeightedBag(torch.nn.Module):
+    def forward(
+        self, weight: torch.Tensor, indices: torch.Tensor, scales: torch.Tensor
+    ) -> torch.Tensor:
+        offsets = torch.tensor([0, 2])
+        return F.embedding_bag(indices, weight, offsets, mode="sum", per_sample_weights=scales)
+
+
+def test_a_weighted_bag_whose_product_overflows_is_refused_at_run_time() -> None:
+    """ATen adds each row times its weight with a fused multiply-add, whose product never
+    overflows (-inf plus a product past MAX is -inf there, NaN where the product is rounded to
+    inf first): a finite product that overflows is refused; infinities and NaN among the
+    factors are computed."""
+    weight = torch.tensor([[1.0, -INF], [MAX, 2.0], [NAN, 3.0]])
+    indices = torch.tensor([0, 1, 2, 1])
+    scales = torch.tensor([2.0, 0.5, -1.0, 0.25])
+    model = WeightedBag()
+    compiled = compile_torch(model, (weight, indices, scales), target="llvm-cpu")
+    torch.testing.assert_close(
+        compiled(weight, indices, scales), model(weight, indices, scales), equal_nan=True
+    )
+    scales[1] = 2.0
+    with pytest.raises(AssertionFailed, match="a row times its per-sample weight overflows"):
+        compiled(weight, indices, scales)

@@ -615,6 +615,13 @@ def pdist_forward(x: torch.Tensor, p: float = 2) -> Any:
     return _norms(d, p, lambda d: d.amax(-1))
 
 
+_OVERFLOWING_SAMPLE_WEIGHT = (
+    "embedding_bag: a row times its per-sample weight overflows: ATen's kernels fuse that "
+    "multiply with the bag's sum (a fused multiply-add, whose product never overflows), so "
+    "shlo does not compute it"
+)
+
+
 def embedding_bag(
     weight: torch.Tensor,
     indices: torch.Tensor,
@@ -634,7 +641,8 @@ def embedding_bag(
     bag's start to the end; the other runs the last bag to the end.  The other results as
     ATen gives them: each index's bag (none on the sum's fast path), and in mean mode each
     bag's count (twice); in sum mode those two are zeros (ATen leaves them unset).  Max mode
-    is refused."""
+    is refused, and so is, at run time, a finite row times a finite per-sample weight that
+    overflows, whose sum ATen's fused multiply-add keeps finite or its infinity's sign."""
     if mode not in (0, 1) or not weight.is_floating_point():
         return NotImplemented  # torch-mlir's
     fast = padding_idx < 0 and weight.dtype in (torch.float32, torch.float16, torch.bfloat16)
@@ -650,7 +658,11 @@ def embedding_bag(
     wide = torch.float32 if weight.dtype in (torch.float16, torch.bfloat16) else weight.dtype
     rows = weight[indices].to(wide)
     if per_sample_weights is not None:
-        rows = rows * per_sample_weights.reshape(-1, 1).to(wide)
+        scales = per_sample_weights.reshape(-1, 1).to(wide)
+        scaled = rows * scales
+        overflows = scaled.isinf() & rows.isfinite() & scales.isfinite() & kept.unsqueeze(-1)
+        torch._assert_async(~overflows.any(), _OVERFLOWING_SAMPLE_WEIGHT)
+        rows = scaled
     rows = torch.where(kept.unsqueeze(-1), rows, 0)
     # the rows and the count of each bag's indices (kept ones, or all on the fast path) added
     # up in one scatter, the count exact to 2**24 a bag
