@@ -240,9 +240,9 @@ def _divisors(
 
 def _adaptive_max_pool(rank: int) -> Callable[..., Any]:
     """adaptive_max_pool2d/3d as every window gathered and its maximum taken, picked as
-    ATen's kernel picks it (`_pick_windows`): torch-mlir's lowering of uneven windows failed to import, and
-    PyTorch's own decomposition of global pooling takes the first NaN where eager takes the
-    last."""
+    ATen's kernel picks it (`_pick_windows`): torch-mlir's lowering of uneven windows failed
+    to import, and PyTorch's own decomposition of global pooling takes the first NaN where
+    eager takes the last."""
 
     def run(x: torch.Tensor, output_size: Sequence[int]) -> Any:
         extents = x.shape[-rank:]
