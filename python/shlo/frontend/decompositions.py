@@ -657,13 +657,14 @@ def embedding_bag(
         kept = kept & (positions < offsets[-1])
     wide = torch.float32 if weight.dtype in (torch.float16, torch.bfloat16) else weight.dtype
     rows = weight[indices].to(wide)
+    kept_rows = kept.unsqueeze(-1)
     if per_sample_weights is not None:
         scales = per_sample_weights.reshape(-1, 1).to(wide)
         scaled = rows * scales
-        overflows = scaled.isinf() & rows.isfinite() & scales.isfinite() & kept.unsqueeze(-1)
+        overflows = scaled.isinf() & rows.isfinite() & scales.isfinite() & kept_rows
         torch._assert_async(~overflows.any(), _OVERFLOWING_SAMPLE_WEIGHT)
         rows = scaled
-    rows = torch.where(kept.unsqueeze(-1), rows, 0)
+    rows = torch.where(kept_rows, rows, 0)
     # the rows and the count of each bag's indices (kept ones, or all on the fast path) added
     # up in one scatter, the count exact to 2**24 a bag
     counted = (torch.ones_like(kept) if fast else kept).to(wide).unsqueeze(-1)

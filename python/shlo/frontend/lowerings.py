@@ -71,7 +71,6 @@ function in their place in the exported graph and the retrace runs it.
 from __future__ import annotations
 
 import contextvars
-import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -494,35 +493,29 @@ def clamp(x: torch.Tensor, low: Any = None, high: Any = None) -> Any:
     return aten.clamp.default(x.to(dtype), low, high)
 
 
-def _finite_spectrum(op: Any, name: str) -> Callable[..., Any]:
-    """`op` (an FFT) as torch-mlir lowers it (a product with the DFT matrix, which reads
-    every element into every bin), checked at run time to be finite: where a value is not,
-    eager's FFT places infinities and NaN by its butterflies (the imaginary part of the first
-    bin stays 0), which no matrix product follows."""
-    message = (
-        f"{name} gave an infinite or NaN value (from an infinite, NaN or overflowing input): "
-        "PyTorch's FFT libraries place infinities and NaN by their own butterflies, which "
-        "shlo's transform (a product with the DFT matrix) does not follow, so shlo does not "
-        "compute it"
-    )
-    inside = contextvars.ContextVar(f"shlo_{name}", default=False)
+_NONFINITE_SPECTRUM = (
+    "fft.rfft gave an infinite or NaN value (from an infinite, NaN or overflowing input): "
+    "PyTorch's FFT libraries place infinities and NaN by their own butterflies, which shlo's "
+    "transform (a product with the DFT matrix) does not follow, so shlo does not compute it"
+)
+_TRANSFORMING = contextvars.ContextVar("shlo_rfft", default=False)
 
-    def run(*args: Any, **kwargs: Any) -> Any:
-        if inside.get():
-            return NotImplemented  # lowered as it is
-        token = inside.set(True)
-        try:
-            spectrum = op(*args, **kwargs)
-        finally:
-            inside.reset(token)
-        parts = (spectrum.real, spectrum.imag) if spectrum.is_complex() else (spectrum,)
-        torch._assert_async(
-            functools.reduce(torch.logical_and, (part.isfinite() for part in parts)).all(),
-            message,
-        )
-        return spectrum
 
-    return run
+def rfft(*args: Any, **kwargs: Any) -> Any:
+    """`fft.rfft` as torch-mlir lowers it (a product with the DFT matrix, which reads every
+    element into every bin), checked at run time to be finite: where a value is not, eager's
+    FFT places infinities and NaN by its butterflies (the imaginary part of the first bin
+    stays 0), which no matrix product follows."""
+    if _TRANSFORMING.get():
+        return NotImplemented  # lowered as it is
+    token = _TRANSFORMING.set(True)
+    try:
+        spectrum = aten.fft_rfft.default(*args, **kwargs)
+    finally:
+        _TRANSFORMING.reset(token)
+    finite = spectrum.real.isfinite() & spectrum.imag.isfinite()
+    torch._assert_async(finite.all(), _NONFINITE_SPECTRUM)
+    return spectrum
 
 
 def conv_tbc(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, pad: int = 0) -> Any:
@@ -588,7 +581,7 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.index_select.default: index_select,
     aten.clamp.default: clamp,
     aten.conv_tbc.default: conv_tbc,
-    aten.fft_rfft.default: _finite_spectrum(aten.fft_rfft.default, "fft.rfft"),
+    aten.fft_rfft.default: rfft,
     aten._scaled_mm.default: scaled_mm,
     aten._local_scalar_dense.default: scalar_of_one_element,
     quantized.quantize_per_channel.default: decomposed.quantize_per_channel,
