@@ -147,6 +147,73 @@ def test_transposed_convolution_multiplies_weights_by_the_inputs_own_elements_on
     )
 
 
+_CONVOLUTIONS = {
+    # small: ATen's slow im2col kernel, which multiplies the padding as IREE does (f32)
+    "padded": (lambda a, w: F.conv2d(a, w, padding=1), (1, 2, 5, 5), (2, 2, 3, 3)),
+    # strided and grouped: oneDNN, which skips the padding
+    "strided": (
+        lambda a, w: F.conv2d(a, w, stride=(3, 2), padding=2, groups=2),
+        (2, 4, 8, 8),
+        (2, 2, 3, 3),
+    ),
+    "transposed": (lambda a, w: F.conv_transpose2d(a, w, stride=2), (1, 2, 5, 5), (2, 2, 3, 3)),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", sorted(_CONVOLUTIONS))
+def test_an_infinite_weight_where_a_convolution_pads_matches_eager_or_is_refused(
+    name: str, dtype: torch.dtype
+) -> None:
+    """Outside f64, eager's kernel for a convolution (ATen's choice by shapes, dtype and host)
+    either multiplies the padding's zeros by the weights, as the compiled convolution does
+    (NaN for an infinite weight), or skips them (oneDNN; col2im for a transposed one): then a
+    padded or transposed convolution with an infinite or NaN weight is refused at run time.
+    Either way no number differs from eager's; finite weights always compute."""
+    fn, x_shape, w_shape = _CONVOLUTIONS[name]
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(x_shape, generator=generator).to(dtype)
+    weight = torch.randn(w_shape, generator=generator).to(dtype)
+    model = _Model(fn)
+    compiled = compile_torch(model, (x, weight), target="llvm-cpu", device="local-sync")
+    close = {"rtol": 0.05, "atol": 0.05} if dtype != torch.float32 else {}
+    torch.testing.assert_close(compiled(x, weight), model(x, weight), **close)
+    refused = 0
+    for special in (INF, -INF, NAN):
+        bad = weight.clone()
+        bad[1, 0, 2, 1] = special
+        try:
+            got = compiled(x, bad)
+        except AssertionFailed as error:
+            assert "infinite or NaN weight: the kernel PyTorch picks" in str(error)
+            refused += 1
+            continue
+        torch.testing.assert_close(got, model(x, bad), equal_nan=True, **close)
+    if dtype == torch.float32:  # ATen's choices on every x86 host
+        assert refused == (0 if name == "padded" else 3)
+
+
+def test_a_modules_infinite_weight_where_its_convolution_pads_is_refused_when_compiled() -> None:
+    """A module's weights are fixed when it is compiled, so the check is decided then: a
+    finite module compiles without it (and can be bundled), an infinite weight is refused."""
+    conv = torch.nn.Conv2d(4, 2, 3, stride=(3, 2), padding=2, groups=2).eval()
+    x = torch.randn(2, 4, 8, 8, generator=torch.Generator().manual_seed(0))
+    compiled = compile_torch(conv, (x,), target="llvm-cpu", device="local-sync")
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), conv(x))
+        conv.weight[1, 0, 2, 1] = INF
+    with pytest.raises(FrontendError, match="weights fail its check: a convolution with padding"):
+        compile_torch(conv, (x,), target="llvm-cpu", device="local-sync")
+
+
+def test_a_convolution_without_padding_computes_an_infinite_weight() -> None:
+    """No zeros to meet: every kernel multiplies the same elements."""
+    x = torch.randn(1, 2, 5, 5, generator=torch.Generator().manual_seed(0))
+    weight = torch.randn(2, 2, 3, 3, generator=torch.Generator().manual_seed(1))
+    weight[0, 1, 1, 1] = INF
+    _assert_as_eager(F.conv2d, x, weight, tolerance=True)
+
+
 @pytest.mark.parametrize(
     "fn",
     [

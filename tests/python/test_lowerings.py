@@ -246,6 +246,40 @@ def test_asserts_on_tensors_are_checked_at_every_call() -> None:
             compiled(x)
 
 
+class _WeightChecked(torch.nn.Module):
+    """A check of the model's weights alone, one of its weights against its input, and one of
+    a buffer the model updates."""
+
+    def __init__(self, scale: float) -> None:
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.full((3,), scale))
+        self.register_buffer("calls", torch.zeros(()))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        torch._assert_async((self.scale > 0).all(), "the scale must be positive")
+        torch._assert_async((x < self.scale).all(), "x must be below the scale")
+        self.calls.add_(1)
+        torch._assert_async(self.calls < 3, "called too often")
+        return x * self.scale
+
+
+def test_a_check_of_the_weights_alone_is_decided_when_the_model_is_imported() -> None:
+    """Only the checks that read an input or an updated buffer stay in the module."""
+    imported = import_model(_WeightChecked(2.0), (torch.ones(3),))
+    assert imported.assertions == ("x must be below the scale", "called too often")
+    compiled = compile_torch(_WeightChecked(2.0), (torch.ones(3),))
+    with pytest.raises(RuntimeError, match="x must be below the scale"):
+        compiled(torch.full((3,), 5.0))
+    assert compiled(torch.ones(3)).tolist() == [2.0, 2.0, 2.0]
+    assert compiled(torch.ones(3)).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match="called too often"):
+        compiled(torch.ones(3))
+    with pytest.raises(RuntimeError, match="the scale must be positive"):
+        _WeightChecked(-1.0)(torch.ones(3))
+    with pytest.raises(FrontendError, match="weights fail its check: the scale must be positive"):
+        import_model(_WeightChecked(-1.0), (torch.ones(3),))
+
+
 class _Bags(torch.nn.Module):
     """An op shlo refuses (an embedding bag's max mode) in this file's own forward: export
     records the forward's frame as its call site (not the frames of functions it calls)."""

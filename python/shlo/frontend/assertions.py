@@ -11,6 +11,12 @@ Dropping them would compile a model that never checks what its author asked to c
 Instead each condition becomes a result of @main after the model's own, and the caller raises
 the assertion's message when one comes back false (`Imported.unflatten_outputs`), where eager
 raises it.
+
+A condition that reads only the model's weights (its parameters, the buffers it never updates
+and its constants) is decided when the model is imported, on the weights the compiled module
+carries: dropped where it holds, the model refused with its message where it fails, so that a
+model whose checks are all of that kind (a CNN's convolutions checking their weights) keeps a
+signature without them and can be bundled.
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from typing import Any
 
 import torch
 from torch.export._remove_effect_tokens_pass import _remove_effect_tokens
+from torch.export.graph_signature import InputKind
 
 from shlo.errors import AssertionFailed
+from shlo.frontend.decompositions import RefusedOp
 
 aten = torch.ops.aten
 _BARE_ASSERT = "Expected Tensor with single nonzero value, but got zero"
@@ -81,26 +89,78 @@ def _all_zero(graph: torch.fx.Graph, check: torch.fx.Node) -> torch.fx.Node:
     return every
 
 
-def assertions_as_results(graph: torch.fx.Graph) -> tuple[str, ...]:
+def _weights(program: torch.export.ExportedProgram) -> dict[str, torch.Tensor]:
+    """The values of `program`'s inputs that are fixed when it is imported (parameters,
+    buffers it never updates, constants), by placeholder name."""
+    signature = program.graph_signature
+    updated = set(signature.buffers_to_mutate.values())
+    fixed = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
+    values = {**program.constants, **program.state_dict}
+    return {
+        spec.arg.name: values[spec.target]
+        for spec in signature.input_specs
+        if spec.kind in fixed and spec.target not in updated and spec.target in values
+    }
+
+
+def _decided_at_import(condition: torch.fx.Node, weights: dict[str, torch.Tensor]) -> bool | None:
+    """`condition` computed from `weights` alone, or None where it reads anything else (an
+    input, a buffer the model updates, a random number)."""
+    needed: dict[torch.fx.Node, None] = {}
+    pending = [condition]
+    while pending:
+        node = pending.pop()
+        if node in needed:
+            continue
+        if node.op == "placeholder" and node.name not in weights:
+            return None
+        seeded = isinstance(node.target, torch._ops.OpOverload) and (
+            torch.Tag.nondeterministic_seeded in node.target.tags
+        )
+        if node.op not in ("placeholder", "call_function") or seeded:
+            return None
+        needed[node] = None
+        pending.extend(node.all_input_nodes)
+    values: dict[torch.fx.Node, Any] = {}
+    with torch.no_grad():
+        for node in condition.graph.nodes:  # in graph order: each node after its inputs
+            if node not in needed:
+                continue
+            if node.op == "placeholder":
+                values[node] = weights[node.name]
+                continue
+            args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), values.__getitem__)
+            values[node] = node.target(*args, **kwargs)
+    return bool(values[condition])
+
+
+def assertions_as_results(program: torch.export.ExportedProgram) -> tuple[str, ...]:
     """Turn, in place, each `_assert_scalar`, `_assert_async.msg` and `_linalg_check_errors` of
-    `graph` into a result appended to its outputs; returns their messages in that order.  A
-    condition already known true is dropped."""
+    `program` into a result appended to its outputs; returns their messages in that order.  A
+    condition already known true, or true of the weights alone, is dropped; one that the
+    weights alone make false refuses the model."""
+    graph = program.graph
+    weights = _weights(program)
     messages = []
     conditions = []
     for node in list(graph.nodes):
         if node.op != "call_function":
             continue
         if node.target is aten._linalg_check_errors.default:
-            conditions.append(_all_zero(graph, node))
-            messages.append(_linalg_message(str(node.args[1])))
-            graph.erase_node(node)
+            condition: Any = _all_zero(graph, node)
+            message = _linalg_message(str(node.args[1]))
+        elif node.target in (aten._assert_scalar.default, aten._assert_async.msg):
+            condition = node.args[0]
+            message = str(node.args[1]) if len(node.args) > 1 else "assertion failed"
+        else:
             continue
-        if node.target not in (aten._assert_scalar.default, aten._assert_async.msg):
-            continue
-        condition = node.args[0]
         if isinstance(condition, torch.fx.Node):
-            conditions.append(condition)
-            messages.append(str(node.args[1]) if len(node.args) > 1 else "assertion failed")
+            decided = _decided_at_import(condition, weights)
+            if decided is False:
+                raise RefusedOp(f"the model's weights fail its check: {message}")
+            if decided is None:
+                conditions.append(condition)
+                messages.append(message)
         elif not condition:
             continue  # fails on every input: left for the import to report
         graph.erase_node(node)

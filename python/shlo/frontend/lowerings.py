@@ -29,6 +29,10 @@ computes them, so the module stays StableHLO from end to end:
   (`_conj_physical`, which torch's `ihfft` decompositions reach) from its parts.
 - `det` and `slogdet` of float matrices up to 64x64, from getrf's LU factorization
   (`shlo.frontend.linalg`): the sign of the row swaps times U's diagonal.
+- A convolution with padding (or a transposed one) in f32, f16 or bf16 checks at run time that
+  its weights are finite where the kernel eager picks for it (ATen's own choice, on this
+  host) skips the padding's zeros: oneDNN and the slow transposed kernels do, the slow
+  im2col kernels and the compiled convolution multiply them (an infinite weight gives NaN).
 - A transposed convolution with output padding, or in f64, as the whole transposed
   convolution and the window of it the padding selects (torch-mlir sizes the output wrongly
   with output padding); the whole one in f64 as ATen's products placed and added
@@ -357,8 +361,7 @@ def _transposed(
     window of it that padding and output padding select (torch-mlir gets the output size of
     one with output padding wrong)."""
     unpadded = [0] * len(stride)
-    # eager's f64 kernel never multiplies a weight by a spread zero; in the other dtypes it
-    # gives the NaN that the convolution over the spread input gives
+    # eager's f64 kernel never multiplies a weight by a spread zero (`convolution`)
     if x.dtype == torch.float64:
         full = scattered_products(x, weight, stride, dilation, groups)
     else:
@@ -375,7 +378,41 @@ def _transposed(
     return full
 
 
-def transposed_convolution(
+# ATen's CPU kernels differ on the zeros a convolution pads or spreads its input with: oneDNN
+# and the slow transposed (col2im) kernels skip them where the slow (im2col) kernels multiply
+# each weight by them, and which kernel eager picks depends on the shapes, the dtype and the
+# host; so does the NaN that an infinite weight times such a zero gives.  f64 has only the
+# slow kernels (and its transposed convolution is ATen's products placed and added,
+# `scattered_products`).
+_SPREAD_ZEROS_DIFFER = (torch.float32, torch.float16, torch.bfloat16)
+_NONFINITE_PADDED_WEIGHT = (
+    "a convolution with padding (or a transposed one) has an infinite or NaN weight: the "
+    "kernel PyTorch picks for it skips the padding's zeros, which the compiled convolution "
+    "multiplies (NaN), so shlo does not compute it"
+)
+_CONVOLVING = contextvars.ContextVar("shlo_convolving", default=False)
+
+
+def _multiplies_padding(*convolution: Any) -> bool:
+    """Whether the kernel eager picks for a convolution (ATen's own choice for its shapes,
+    dtype and this host) multiplies each weight by the padding's zeros, as the compiled
+    convolution does: the slow (im2col) kernels of a convolution that is not transposed do.
+    Asked as eager runs: with oneDNN enabled (export turns it off while it traces) and more
+    than one thread (with one, a 1x1 kernel may take the slow kernel instead)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(max(threads, 2))
+    try:
+        with torch.backends.mkldnn.flags(enabled=True):
+            backend = torch._C._select_conv_backend(*convolution, None)
+    except RuntimeError:
+        return False
+    finally:
+        torch.set_num_threads(threads)
+    transposed = convolution[6]
+    return not transposed and backend.name.startswith("Slow")
+
+
+def convolution(
     x: torch.Tensor,
     weight: torch.Tensor,
     bias: torch.Tensor | None,
@@ -386,16 +423,35 @@ def transposed_convolution(
     output_padding: Sequence[int],
     groups: int,
 ) -> Any:
-    if not transposed or not (any(output_padding) or x.dtype == torch.float64):
+    """A convolution whose weights may meet the zeros of its padding checked for infinite
+    and NaN weights at run time; a transposed one with output padding, or in f64, as the whole
+    transposed convolution and the window of it the padding selects (`_transposed`)."""
+    if _CONVOLVING.get():
         return NotImplemented  # lowered as it is
-    sizes = [
-        (x.shape[d] - 1) * s - 2 * p + k * (weight.shape[d] - 1) + extra + 1
-        for d, s, p, k, extra in zip(
-            range(2, x.dim()), stride, padding, dilation, output_padding, strict=True
-        )
-    ]
-    y = _transposed(x, weight, stride, padding, dilation, groups, sizes)
-    return y if bias is None else y + bias.reshape([-1] + [1] * len(sizes))
+    token = _CONVOLVING.set(True)
+    try:
+        if (
+            weight.dtype in _SPREAD_ZEROS_DIFFER
+            and (transposed or any(padding))
+            and not _multiplies_padding(
+                x, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+            )
+        ):
+            torch._assert_async(torch.isfinite(weight).all(), _NONFINITE_PADDED_WEIGHT)
+        if not transposed or not (any(output_padding) or x.dtype == torch.float64):
+            return aten.convolution.default(
+                x, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+            )
+        sizes = [
+            (x.shape[d] - 1) * s - 2 * p + k * (weight.shape[d] - 1) + extra + 1
+            for d, s, p, k, extra in zip(
+                range(2, x.dim()), stride, padding, dilation, output_padding, strict=True
+            )
+        ]
+        y = _transposed(x, weight, stride, padding, dilation, groups, sizes)
+        return y if bias is None else y + bias.reshape([-1] + [1] * len(sizes))
+    finally:
+        _CONVOLVING.reset(token)
 
 
 def convolution_backward(
@@ -574,7 +630,7 @@ MISSING_LOWERINGS: dict[Any, Callable[..., Any]] = {
     aten.linalg_det.default: linalg_det,
     aten.linalg_slogdet.default: linalg_slogdet,
     aten.convolution_backward.default: convolution_backward,
-    aten.convolution.default: transposed_convolution,
+    aten.convolution.default: convolution,
     aten.slice.Tensor: clamped_slice,
     aten.slice_scatter.default: clamped_slice_scatter,
     aten.trace.default: trace,

@@ -488,7 +488,7 @@ def _lower(
             scalar_casts_as_items(decomposed.graph)
             empty_results_as_constants(decomposed.graph)
             ragged = ragged_results(decomposed.graph)
-            assertions = assertions_as_results(decomposed.graph)
+            assertions = assertions_as_results(decomposed)
             refuse_complex_to_real(decomposed.graph)
             _refuse_data_dependent_shapes(decomposed)
             state = _state_as_inputs(decomposed, how.all_state)
