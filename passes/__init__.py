@@ -20,6 +20,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-check-support": "check_support",
     "shlo-empty-contractions": "empty_contractions",
     "shlo-empty-scatters": "empty_scatters",
+    "shlo-exp-overflow": "exp_overflow",
     "shlo-f64-math-in-f32": "f64_math_in_f32",
     "shlo-flatten": "flatten",
     "shlo-hashed-rng": "hashed_rng",
