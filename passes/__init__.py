@@ -15,6 +15,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-annotate-broadcasts": "annotate_broadcasts",
     "shlo-atan2-edge-cases": "atan2_edge_cases",
     "shlo-barrier-dequantized-operands": "barrier_dequantized_operands",
+    "shlo-barrier-reduced-batched-operands": "barrier_reduced_batched_operands",
     "shlo-boolean-add-as-or": "boolean_add_as_or",
     "shlo-channels-last": "channels_last",
     "shlo-check-support": "check_support",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shlo.ir.edit import create, rewrite_each
+from shlo.ir.edit import barrier_operands, rewrite_each
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -49,16 +49,8 @@ def _dequantized(value: Any, depth: int = 8) -> bool:
     return False
 
 
-def _barrier(contraction: Any) -> None:
-    for index, value in enumerate(list(contraction.operands)):
-        if _dequantized(value):
-            contraction.operands[index] = create(
-                "stablehlo.optimization_barrier", value.type, [value]
-            )
-
-
 @register_pass("shlo-barrier-dequantized-operands")
 def barrier_dequantized_operands(module: Any, options: None) -> None:
     """Compute each dequantized convolution or matmul operand before its consumer."""
     for name in _CONTRACTIONS:
-        rewrite_each(module, name, _barrier)
+        rewrite_each(module, name, lambda op: barrier_operands(op, _dequantized))

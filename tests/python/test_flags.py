@@ -26,7 +26,7 @@ VULKAN_FEATURES = "--iree-vulkan-target-features="
 def test_llvm_cpu_is_host_tuned_and_takes_stablehlo() -> None:
     flags = iree_compile_flags(Target.LLVM_CPU)
     assert flags[0] == "--iree-input-type=stablehlo"
-    assert "--iree-llvmcpu-target-cpu=host" in flags and "--iree-global-opt-data-tiling" in flags
+    assert "--iree-llvmcpu-target-cpu=host" in flags and "--iree-opt-data-tiling" in flags
     assert KEEP_F64 not in flags and DEMOTE_I64 not in flags
 
 

@@ -14,16 +14,16 @@ from shlo.errors import CompileError
 
 # Host-tuned llvm-cpu: without target-cpu=host IREE runs several times slower than eager;
 # aggressive fusion at O2/O3 overflowed IREE's 32 KiB stack on LayerNorm dispatches.  Data
-# tiling from global optimization, not `--iree-opt-data-tiling`'s dispatch-creation path: that
-# one computed a batched matmul wrongly when a reduction made its operand in the same dispatch
-# (`bmm(x / x.sum(-1, keepdim=True), v)` for a batch of two and rows short of the tile); the
-# two ran the benchmark's models equally fast.
+# tiling's dispatch-creation path (`--iree-opt-data-tiling`) packs a batched matmul's operand
+# wrongly inside a reduction's dispatch (`shlo-barrier-reduced-batched-operands` keeps them
+# apart); the global-optimization path gets that right and a vector taken as a column of a
+# matrix wrong, which no pass can keep apart from every matmul.
 _LLVM_CPU = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
     "--iree-opt-level=O3",
-    "--iree-global-opt-data-tiling",
+    "--iree-opt-data-tiling",
     "--iree-dispatch-creation-enable-aggressive-fusion=false",
 )
 # IREE sizes a data-tiled matmul's workgroup tile to 256 KiB of operands.  When compiling for

@@ -37,6 +37,14 @@ def create(
     ).results[0]
 
 
+def barrier_operands(op: Any, chosen: Callable[[Any], bool]) -> None:
+    """Put an `optimization_barrier` between `op` and each of its operands that `chosen`
+    picks, so that IREE computes the operand in a dispatch of its own."""
+    for index, value in enumerate(list(op.operands)):
+        if chosen(value):
+            op.operands[index] = create("stablehlo.optimization_barrier", value.type, [value])
+
+
 def shaped_like(value: Any, shape: list[int]) -> Any:
     """A ranked tensor type of `shape` with the element type of `value`'s."""
     return ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
