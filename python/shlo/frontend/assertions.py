@@ -28,6 +28,7 @@ from torch.export._remove_effect_tokens_pass import _remove_effect_tokens
 from torch.export.graph_signature import InputKind
 
 from shlo.errors import AssertionFailed
+from shlo.frontend.constant_values import evaluated, is_pure
 from shlo.frontend.decompositions import RefusedOp
 
 aten = torch.ops.aten
@@ -89,49 +90,38 @@ def _all_zero(graph: torch.fx.Graph, check: torch.fx.Node) -> torch.fx.Node:
     return every
 
 
-def _weights(program: torch.export.ExportedProgram) -> dict[str, torch.Tensor]:
+def _weights(program: torch.export.ExportedProgram) -> dict[torch.fx.Node, torch.Tensor]:
     """The values of `program`'s inputs that are fixed when it is imported (parameters,
-    buffers it never updates, constants), by placeholder name."""
+    buffers it never updates, constants), by placeholder."""
     signature = program.graph_signature
     updated = set(signature.buffers_to_mutate.values())
     fixed = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
     values = {**program.constants, **program.state_dict}
-    return {
+    by_name = {
         spec.arg.name: values[spec.target]
         for spec in signature.input_specs
         if spec.kind in fixed and spec.target not in updated and spec.target in values
     }
+    return {node: by_name[node.name] for node in program.graph.nodes if node.name in by_name}
 
 
-def _decided_at_import(condition: torch.fx.Node, weights: dict[str, torch.Tensor]) -> bool | None:
+def _decided_at_import(
+    condition: torch.fx.Node, weights: dict[torch.fx.Node, torch.Tensor]
+) -> bool | None:
     """`condition` computed from `weights` alone, or None where it reads anything else (an
     input, a buffer the model updates, a random number)."""
-    needed: dict[torch.fx.Node, None] = {}
+    needed: set[torch.fx.Node] = set()
     pending = [condition]
     while pending:
         node = pending.pop()
-        if node in needed:
+        if node in needed or node in weights:
             continue
-        if node.op == "placeholder" and node.name not in weights:
+        if not is_pure(node):
             return None
-        seeded = isinstance(node.target, torch._ops.OpOverload) and (
-            torch.Tag.nondeterministic_seeded in node.target.tags
-        )
-        if node.op not in ("placeholder", "call_function") or seeded:
-            return None
-        needed[node] = None
+        needed.add(node)
         pending.extend(node.all_input_nodes)
-    values: dict[torch.fx.Node, Any] = {}
-    with torch.no_grad():
-        for node in condition.graph.nodes:  # in graph order: each node after its inputs
-            if node not in needed:
-                continue
-            if node.op == "placeholder":
-                values[node] = weights[node.name]
-                continue
-            args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), values.__getitem__)
-            values[node] = node.target(*args, **kwargs)
-    return bool(values[condition])
+    in_order = [node for node in condition.graph.nodes if node in needed]
+    return bool(evaluated(in_order, weights)[condition])
 
 
 def assertions_as_results(program: torch.export.ExportedProgram) -> tuple[str, ...]:

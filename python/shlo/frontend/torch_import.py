@@ -43,6 +43,7 @@ from shlo.frontend.assertions import (
     without_effect_tokens,
 )
 from shlo.frontend.composite import has_composites, import_with_composites
+from shlo.frontend.constant_values import constants_evaluated
 from shlo.frontend.decompositions import (
     DECOMPOSITIONS,
     RefusedOp,
@@ -489,6 +490,8 @@ def _lower(
             empty_results_as_constants(decomposed.graph)
             ragged = ragged_results(decomposed.graph)
             assertions = assertions_as_results(decomposed)
+            if not has_composites(decomposed):  # a composite keeps its decomposition's ops
+                constants_evaluated(decomposed)
             refuse_complex_to_real(decomposed.graph)
             _refuse_data_dependent_shapes(decomposed)
             state = _state_as_inputs(decomposed, how.all_state)
