@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from shlo.ir.edit import ops_in
+from shlo.ir.edit import dense_constant, ops_in
 from shlo.ir.stablehlo import ir
 from shlo.pipeline.python_pass import register_pass
 
@@ -53,10 +53,12 @@ def _entry(shape: Any, position: int) -> Any:
 
 
 def _is_one(entry: Any) -> bool:
-    if entry is None or isinstance(entry, tuple) or entry.name != "stablehlo.constant":
-        return False
-    value = ir.DenseElementsAttr(entry.attributes["value"])
-    return value.is_splat and str(value.get_splat_value()).split(":")[0].strip() == "1"
+    value = None if isinstance(entry, tuple) else dense_constant(entry)
+    return (
+        value is not None
+        and value.is_splat
+        and str(value.get_splat_value()).split(":")[0].strip() == "1"
+    )
 
 
 def _own_size(entry: Any, operand: Any, index: int) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from shlo.ir.edit import create, ops_in, producer, shaped_like, transpose
+from shlo.ir.edit import create, dense_constant, ops_in, producer, shaped_like, transpose
 from shlo.ir.elementwise import ELEMENTWISE
 from shlo.ir.stablehlo import ConvDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
@@ -140,7 +140,8 @@ def _movable(value: Any, permutation: list[int]) -> bool:
     op = producer(value)
     name = "" if op is None else op.name
     if name == "stablehlo.constant":
-        return cast(bool, ir.DenseElementsAttr(op.attributes["value"]).is_splat)
+        constant = dense_constant(op)
+        return constant is not None and cast(bool, constant.is_splat)
     return name == "stablehlo.broadcast_in_dim" or _layout_transpose(value) == permutation
 
 

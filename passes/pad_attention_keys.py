@@ -23,7 +23,7 @@ from typing import Any, cast
 import numpy as np
 
 from shlo.errors import PipelineError
-from shlo.ir.edit import combiner, create, ops_in, producer, shaped_like
+from shlo.ir.edit import combiner, create, dense_constant, ops_in, producer, shaped_like
 from shlo.ir.elementwise import ELEMENTWISE, FLOATS, compare, zeros
 from shlo.ir.stablehlo import DotDimensionNumbers, ir
 from shlo.pipeline.python_pass import register_pass
@@ -191,11 +191,10 @@ def _widened(value: Any, axis: int, size: int) -> Any:
         return value
     kind = shaped_like(value, _padded(shape, axis, size))
     op = producer(value)
-    if op is not None and op.name == "stablehlo.constant":
-        splat = ir.DenseElementsAttr(op.attributes["value"])
-        if splat.is_splat:
-            attribute = ir.DenseElementsAttr.get_splat(kind, splat.get_splat_value())
-            return create("stablehlo.constant", kind, [], {"value": attribute})
+    splat = dense_constant(op)
+    if splat is not None and splat.is_splat:
+        attribute = ir.DenseElementsAttr.get_splat(kind, splat.get_splat_value())
+        return create("stablehlo.constant", kind, [], {"value": attribute})
     if op is not None and op.name == "stablehlo.broadcast_in_dim":
         dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
         source = op.operands[0]
@@ -280,10 +279,8 @@ def _splat(value: Any) -> float | bool | None:
             return inner
         rounded = _NUMPY_TYPES.get(str(ir.RankedTensorType(value.type).element_type))
         return None if rounded is None else float(rounded(inner))
-    if op is None or op.name != "stablehlo.constant":
-        return None
-    attribute = ir.DenseElementsAttr(op.attributes["value"])
-    if not attribute.is_splat:
+    attribute = dense_constant(op)
+    if attribute is None or not attribute.is_splat:
         return None
     scalar = attribute.get_splat_value()
     return ir.BoolAttr(scalar).value if isinstance(scalar, ir.BoolAttr) else _number(scalar)

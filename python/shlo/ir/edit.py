@@ -37,6 +37,15 @@ def create(
     ).results[0]
 
 
+def dense_constant(op: Any) -> Any:
+    """The elements of `op` where it is a `stablehlo.constant` holding them in the IR, else
+    None (another op, or a constant whose bytes are a resource blob, as weights are)."""
+    if op is None or op.name != "stablehlo.constant":
+        return None
+    value = op.attributes["value"]
+    return value if isinstance(value, ir.DenseElementsAttr) else None
+
+
 def barrier_operands(op: Any, chosen: Callable[[Any], bool]) -> None:
     """Put an `optimization_barrier` between `op` and each of its operands that `chosen`
     picks, so that IREE computes the operand in a dispatch of its own."""
