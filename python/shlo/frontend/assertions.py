@@ -28,7 +28,7 @@ from torch.export._remove_effect_tokens_pass import _remove_effect_tokens
 from torch.export.graph_signature import InputKind
 
 from shlo.errors import AssertionFailed
-from shlo.frontend.constant_values import evaluated, is_pure
+from shlo.frontend.constant_values import computed, is_pure
 from shlo.frontend.decompositions import RefusedOp
 
 aten = torch.ops.aten
@@ -120,8 +120,11 @@ def _decided_at_import(
             return None
         needed.add(node)
         pending.extend(node.all_input_nodes)
-    in_order = [node for node in condition.graph.nodes if node in needed]
-    return bool(evaluated(in_order, weights)[condition])
+    values: dict[torch.fx.Node, Any] = dict(weights)
+    for node in condition.graph.nodes:  # in graph order: each node after its inputs
+        if node in needed:
+            values[node] = computed(node, values)
+    return bool(values[condition])
 
 
 def assertions_as_results(program: torch.export.ExportedProgram) -> tuple[str, ...]:

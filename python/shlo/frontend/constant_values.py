@@ -16,7 +16,6 @@ so this runs on the decomposed program.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
 from typing import Any
 
 import torch
@@ -33,20 +32,12 @@ LIMIT = 1 << 16
 _PREFIX = "shlo_computed_"
 
 
-def evaluated(
-    nodes: Iterable[torch.fx.Node], known: dict[torch.fx.Node, Any]
-) -> dict[torch.fx.Node, Any]:
-    """Each of `nodes` (in graph order, each after its inputs) computed by eager from `known`
-    values and the values computed before it; returns `known` with them added."""
-    values = dict(known)
+def computed(node: torch.fx.Node, values: dict[torch.fx.Node, Any]) -> Any:
+    """`node`'s value, computed by eager from its inputs' `values`."""
+    args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), values.__getitem__)
+    assert callable(node.target)  # a call_function node
     with torch.no_grad():
-        for node in nodes:
-            if node in values:
-                continue
-            args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), values.__getitem__)
-            assert callable(node.target)  # a call_function node
-            values[node] = node.target(*args, **kwargs)
-    return values
+        return node.target(*args, **kwargs)
 
 
 def is_pure(node: torch.fx.Node) -> bool:
@@ -91,26 +82,27 @@ def constants_evaluated(program: torch.export.ExportedProgram) -> None:
     parameter or buffer) and uses in a computation that reads anything else, and give it to
     the program as a constant."""
     graph = program.graph
-    computable: list[torch.fx.Node] = []
-    inside: set[torch.fx.Node] = set()
+    values: dict[torch.fx.Node, Any] = {}
     for node in graph.nodes:
-        if (
+        if not (
             is_pure(node)
-            and all(source in inside for source in node.all_input_nodes)
+            and all(source in values for source in node.all_input_nodes)
             and _small(node.meta.get("val"))
         ):
-            computable.append(node)
-            inside.add(node)
+            continue
+        try:
+            values[node] = computed(node, values)
+        except Exception:  # noqa: BLE001 (an op eager cannot run here stays in the module)
+            continue
     kept = [
         node
-        for node in computable
+        for node in values
         if node.all_input_nodes  # a bare `arange` or `full` lowers to a constant already
-        and isinstance(node.meta["val"], torch.Tensor)
-        and any(user not in inside for user in node.users)
+        and isinstance(values[node], torch.Tensor)
+        and any(user not in values for user in node.users)
     ]
     if not kept:
         return
-    values = evaluated(computable, {})
     signature = program.graph_signature
     first_input = next(
         (spec.arg.name for spec in signature.input_specs if spec.kind == InputKind.USER_INPUT),
