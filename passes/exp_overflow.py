@@ -1,4 +1,5 @@
-"""`shlo-exp-overflow`: f32 `exponential` is infinite where it overflows, whatever uses it.
+"""`shlo-exp-overflow`: f32 `exponential` is infinite where it overflows, before an add or subtract
+uses it.
 
 IREE 3.13's llvm-cpu code for f32 `exp` ends in a multiply by a power of two, which LLVM
 contracts with an add or subtract that uses the result into one fused multiply-add: the

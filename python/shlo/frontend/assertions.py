@@ -109,7 +109,7 @@ def _decided_at_import(
     condition: torch.fx.Node, weights: dict[torch.fx.Node, torch.Tensor]
 ) -> bool | None:
     """`condition` computed from `weights` alone, or None where it reads anything else (an
-    input, a buffer the model updates, a random number)."""
+    input, a buffer the model updates, a random number) or eager cannot compute it here."""
     needed: set[torch.fx.Node] = set()
     pending = [condition]
     while pending:
@@ -121,9 +121,12 @@ def _decided_at_import(
         needed.add(node)
         pending.extend(node.all_input_nodes)
     values: dict[torch.fx.Node, Any] = dict(weights)
-    for node in condition.graph.nodes:  # in graph order: each node after its inputs
-        if node in needed:
-            values[node] = computed(node, values)
+    try:
+        for node in condition.graph.nodes:  # in graph order: each node after its inputs
+            if node in needed:
+                values[node] = computed(node, values)
+    except Exception:  # noqa: BLE001 (checked at run time instead)
+        return None
     return bool(values[condition])
 
 
