@@ -62,7 +62,6 @@ message instead of wrong numbers.
 
 from __future__ import annotations
 
-import contextvars
 import math
 import re
 from collections.abc import Callable
@@ -88,6 +87,7 @@ from shlo.frontend.linalg import LINALG
 from shlo.frontend.normalization import NORMALIZATION
 from shlo.frontend.pooling import POOLING, averaged_in_f32
 from shlo.frontend.ragged import RAGGED, masked_rows
+from shlo.frontend.reentry import Reentry
 from shlo.frontend.remainders import as_divisor, exact_fmod, fmod
 from shlo.frontend.scatter import SCATTER
 from shlo.frontend.special_functions import SPECIAL_FUNCTIONS
@@ -162,7 +162,7 @@ def transformer_encoder_layer_fwd(
 
 def remainder(dividend: Any, divisor: Any) -> Any:
     """Python's remainder (the divisor's sign), as ATen's CPU kernel computes it."""
-    if exact_fmod.get():
+    if exact_fmod.inside():
         return NotImplemented  # a float fmod (`shlo.frontend.remainders`)
     if isinstance(divisor, torch.Tensor):
         fmod = torch.fmod(dividend, divisor)
@@ -270,7 +270,7 @@ def call_site(node: torch.fx.Node) -> str:
     return f"{frames[-1][0]}:{frames[-1][1]}" if frames else "unknown location"
 
 
-_INDEXING = contextvars.ContextVar("shlo_indexing", default=False)
+_INDEXING = Reentry("indexing")
 
 
 def index_from_the_end(x: torch.Tensor, indices: list[Any]) -> Any:
@@ -278,17 +278,14 @@ def index_from_the_end(x: torch.Tensor, indices: list[Any]) -> Any:
     a boolean mask of the leading dims picks rows (`masked_rows`)."""
     if len(indices) == 1 and indices[0] is not None and indices[0].dtype == torch.bool:
         return masked_rows(x, indices[0])
-    if _INDEXING.get() or any(i is not None and i.dtype == torch.bool for i in indices):
+    if _INDEXING.inside() or any(i is not None and i.dtype == torch.bool for i in indices):
         return NotImplemented  # the op itself (masks index by position, never negatively)
     wrapped = [
         None if index is None else torch.where(index < 0, index + x.shape[dim], index)
         for dim, index in enumerate(indices)
     ]
-    token = _INDEXING.set(True)
-    try:
+    with _INDEXING.entered():
         return aten.index.Tensor(x, wrapped)
-    finally:
-        _INDEXING.reset(token)
 
 
 def embedding_forward(
@@ -442,7 +439,7 @@ def variance_of_nothing(
     return torch.full(shape, float("nan"), dtype=x.dtype)
 
 
-_scaling = contextvars.ContextVar("shlo_scaling_variance", default=False)
+_scaling = Reentry("scaling_variance")
 
 
 def _power_of_two_scale(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
@@ -464,15 +461,12 @@ def _scaled_spread(x: torch.Tensor, dim: Any, correction: Any, keepdim: bool, ro
     torch-mlir's (demoted to float32) did, so the std of a row holding 3e38 came out inf
     instead of 1.5e38.  Of no elements, NaN."""
     nothing = variance_of_nothing(x, dim, correction=correction, keepdim=keepdim)
-    if nothing is not NotImplemented or _scaling.get() or not x.is_floating_point():
+    if nothing is not NotImplemented or _scaling.inside() or not x.is_floating_point():
         return nothing
     dims = _reduced(x, dim)
     scale = _power_of_two_scale(x, dims)
-    token = _scaling.set(True)
-    try:
+    with _scaling.entered():
         scaled = aten.var.correction(x / scale, dims, correction=correction, keepdim=True)
-    finally:
-        _scaling.reset(token)
     result = torch.sqrt(scaled) * scale if root else scaled * scale * scale
     return result if keepdim else result.squeeze(dims)
 

@@ -74,7 +74,6 @@ function in their place in the exported graph and the retrace runs it.
 
 from __future__ import annotations
 
-import contextvars
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -85,6 +84,7 @@ from torch.ao.quantization.fx import _decomposed as decomposed
 
 from shlo.frontend.linalg import lu_factorable, lu_factored
 from shlo.frontend.losses import LINEAR_CROSS_ENTROPY, LOSSES
+from shlo.frontend.reentry import Reentry
 from shlo.frontend.scatter import row_major_coordinates
 from shlo.frontend.transposed_convolution import scattered_products
 
@@ -390,7 +390,7 @@ _NONFINITE_PADDED_WEIGHT = (
     "kernel PyTorch picks for it skips the padding's zeros, which the compiled convolution "
     "multiplies (NaN), so shlo does not compute it"
 )
-_CONVOLVING = contextvars.ContextVar("shlo_convolving", default=False)
+_CONVOLVING = Reentry("convolving")
 
 
 def _multiplies_padding(*convolution: Any) -> bool:
@@ -426,10 +426,9 @@ def convolution(
     """A convolution whose weights may meet the zeros of its padding checked for infinite
     and NaN weights at run time; a transposed one with output padding, or in f64, as the whole
     transposed convolution and the window of it the padding selects (`_transposed`)."""
-    if _CONVOLVING.get():
+    if _CONVOLVING.inside():
         return NotImplemented  # lowered as it is
-    token = _CONVOLVING.set(True)
-    try:
+    with _CONVOLVING.entered():
         if (
             weight.dtype in _SPREAD_ZEROS_DIFFER
             and (transposed or any(padding))
@@ -450,8 +449,6 @@ def convolution(
         ]
         y = _transposed(x, weight, stride, padding, dilation, groups, sizes)
         return y if bias is None else y + bias.reshape([-1] + [1] * len(sizes))
-    finally:
-        _CONVOLVING.reset(token)
 
 
 def convolution_backward(
@@ -554,7 +551,7 @@ _NONFINITE_SPECTRUM = (
     "PyTorch's FFT libraries place infinities and NaN by their own butterflies, which shlo's "
     "transform (a product with the DFT matrix) does not follow, so shlo does not compute it"
 )
-_TRANSFORMING = contextvars.ContextVar("shlo_rfft", default=False)
+_TRANSFORMING = Reentry("rfft")
 
 
 def rfft(*args: Any, **kwargs: Any) -> Any:
@@ -562,13 +559,10 @@ def rfft(*args: Any, **kwargs: Any) -> Any:
     element into every bin), checked at run time to be finite: where a value is not, eager's
     FFT places infinities and NaN by its butterflies (the imaginary part of the first bin
     stays 0), which no matrix product follows."""
-    if _TRANSFORMING.get():
+    if _TRANSFORMING.inside():
         return NotImplemented  # lowered as it is
-    token = _TRANSFORMING.set(True)
-    try:
+    with _TRANSFORMING.entered():
         spectrum = aten.fft_rfft.default(*args, **kwargs)
-    finally:
-        _TRANSFORMING.reset(token)
     finite = spectrum.real.isfinite() & spectrum.imag.isfinite()
     torch._assert_async(finite.all(), _NONFINITE_SPECTRUM)
     return spectrum

@@ -37,7 +37,6 @@ kernel computes them) and picks the same element as adaptive max pooling.
 
 from __future__ import annotations
 
-import contextvars
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -46,6 +45,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812 (torch's own spelling)
 from torch._meta_registrations import pooling_output_shape
+
+from shlo.frontend.reentry import Reentry
 
 aten = torch.ops.aten
 
@@ -73,7 +74,7 @@ def _sizes(
     ]  # fmt: skip
 
 
-_VALUES = contextvars.ContextVar("shlo_max_pool_values", default=False)
+_VALUES = Reentry("max_pool_values")
 
 
 def _max_pool(rank: int) -> Callable[..., Any]:
@@ -89,7 +90,7 @@ def _max_pool(rank: int) -> Callable[..., Any]:
         dilation: Sequence[int] = (1,),
         ceil_mode: bool = False,
     ) -> Any:
-        if _VALUES.get():
+        if _VALUES.inside():
             return NotImplemented  # a 2-d pool of `_max_values`: torch-mlir lowers its values
         kernel = _expand(kernel_size, rank)
         options = (_expand(stride, rank, kernel), _expand(padding, rank), _expand(dilation, rank))
@@ -148,11 +149,8 @@ def _max_values(
 def _max_pool2d(x: torch.Tensor, *options: list[int]) -> torch.Tensor:
     """The values of a 2-d max pool without ceil mode, which torch-mlir lowers to
     `reduce_window`."""
-    token = _VALUES.set(True)
-    try:
+    with _VALUES.entered():
         values: torch.Tensor = aten.max_pool2d_with_indices.default(x, *options, False)[0]
-    finally:
-        _VALUES.reset(token)
     return values
 
 

@@ -12,15 +12,16 @@ gives the dividend for an infinite divisor.
 
 from __future__ import annotations
 
-import contextvars
 from typing import Any
 
 import torch
 
+from shlo.frontend.reentry import Reentry
+
 aten = torch.ops.aten
 
-# Set while a float fmod is written as `aten.remainder`, which must then stay as it is.
-exact_fmod = contextvars.ContextVar("shlo_exact_fmod", default=False)
+# Entered while a float fmod is written as `aten.remainder`, which must then stay as it is.
+exact_fmod = Reentry("exact_fmod")
 
 
 def as_divisor(dividend: torch.Tensor, divisor: Any, dtype: torch.dtype | None = None) -> Any:
@@ -35,7 +36,7 @@ def fmod(dividend: torch.Tensor, divisor: Any) -> Any:
     """aten.fmod (by a tensor or a number) as C's fmod; integers by a tensor lower as they are,
     by a number as by a tensor of it (torch-mlir has no lowering for `fmod` by a number)."""
     dtype = torch.result_type(dividend, divisor)
-    if exact_fmod.get():
+    if exact_fmod.inside():
         return NotImplemented
     if isinstance(divisor, torch.Tensor) and not dtype.is_floating_point:
         return NotImplemented
@@ -45,13 +46,10 @@ def fmod(dividend: torch.Tensor, divisor: Any) -> Any:
     dividend, divisor = dividend.to(dtype), divisor.to(dtype)
     # IREE's remainder divides by a subnormal divisor that every other op reads as zero
     divisor = torch.where(divisor.abs() < torch.finfo(dtype).tiny, divisor * 0, divisor)
-    token = exact_fmod.set(True)
-    try:
+    with exact_fmod.entered():
         if dtype != torch.float64:
             return aten.remainder.Tensor(dividend, divisor)
         # IREE cannot link an f64 `remainder`: torch-mlir's quotient, right but for an
         # infinite divisor
         near = aten.fmod.Tensor(dividend, divisor)
         return torch.where(torch.isinf(divisor) & torch.isfinite(dividend), dividend, near)
-    finally:
-        exact_fmod.reset(token)

@@ -17,7 +17,6 @@ negative.  `hypot` is computed as C's, without the overflow of squaring.
 
 from __future__ import annotations
 
-import contextvars
 import math
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +33,7 @@ from shlo.frontend.backend_ir import (
     tensor_type,
     to_builtin,
 )
+from shlo.frontend.reentry import Reentry
 from shlo.ir.edit import create
 from shlo.ir.stablehlo import ir
 
@@ -109,17 +109,14 @@ def lower_special_functions(module: Any) -> None:
 
 
 _EULER_GAMMA = 0.5772156649015329
-# Set while an op is called from its own decomposition, which must then keep it as it is.
-_inside = contextvars.ContextVar("shlo_special_function", default=False)
+# Entered while an op is called from its own decomposition, which must then keep it as it is.
+_inside = Reentry("special_function")
 
 
 def _kept(op: Any, *args: Any) -> Any:
     """`op(*args)` as it is, to be rewritten as CHLO (`lower_special_functions`)."""
-    token = _inside.set(True)
-    try:
+    with _inside.entered():
         return op(*args)
-    finally:
-        _inside.reset(token)
 
 
 def _floating(x: torch.Tensor) -> torch.Tensor:
@@ -130,7 +127,7 @@ def digamma(x: torch.Tensor) -> Any:
     """ATen's digamma: -1/x at +-0, a pole where CHLO's gives NaN, and -1/x - γ where |x| is
     below the type's precision (CHLO's reflection there divides by a tangent that IREE
     computes in f32 for f64, which underflows)."""
-    if _inside.get():
+    if _inside.inside():
         return NotImplemented
     x = _floating(x)
     near_pole = -1 / x - _EULER_GAMMA
