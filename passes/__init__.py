@@ -14,6 +14,7 @@ PASS_MODULES: dict[str, str] = {
     "shlo-accumulate-in-f32": "accumulate_in_f32",
     "shlo-annotate-broadcasts": "annotate_broadcasts",
     "shlo-atan2-edge-cases": "atan2_edge_cases",
+    "shlo-barrier-boolean-consumers": "barrier_boolean_consumers",
     "shlo-barrier-dequantized-operands": "barrier_dequantized_operands",
     "shlo-barrier-reduced-batched-operands": "barrier_reduced_batched_operands",
     "shlo-boolean-add-as-or": "boolean_add_as_or",

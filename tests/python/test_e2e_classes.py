@@ -302,3 +302,38 @@ def test_a_batched_matmul_of_operands_made_by_row_reductions_matches_eager(case:
     v = torch.rand(batch, inner, columns, generator=draw) + 0.1
     compiled = compile_torch(model, (x, v), target="llvm-cpu", device="local-sync")
     torch.testing.assert_close(compiled(x, v), model(x, v))
+
+
+class MaskedContraction(torch.nn.Module):
+    """A boolean mask applied to a matmul's or a convolution's result, as attention applies a
+    causal or padding mask to its scores."""
+
+    def __init__(self, convolution: bool) -> None:
+        super().__init__()
+        self.convolution = torch.nn.Conv2d(3, 4, 3, padding=1) if convolution else None
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        product = self.convolution(x) if self.convolution is not None else x @ y
+        return torch.where(mask, -float("inf"), product + 1)
+
+
+_MASKED_CASES = {
+    "matrix": (False, (3, 8), (8, 6)),
+    "batched": (False, (2, 4, 3, 8), (2, 4, 8, 6)),
+    "square": (False, (64, 64), (64, 64)),
+    "convolution": (True, (1, 3, 8, 8), (1,)),
+}
+
+
+@pytest.mark.parametrize("case", _MASKED_CASES.values(), ids=_MASKED_CASES.keys())
+def test_a_boolean_mask_on_a_contraction_result_compiles_and_matches_eager(case: tuple) -> None:
+    """IREE's data tiling packed the boolean operand of a matmul's fused consumer against its
+    i8 storage, and the compile failed at every shape (`shlo-barrier-boolean-consumers`)."""
+    convolution, x_shape, y_shape = case
+    model = MaskedContraction(convolution).eval()
+    draw = torch.Generator().manual_seed(0)
+    x, y = torch.randn(x_shape, generator=draw), torch.randn(y_shape, generator=draw)
+    with torch.no_grad():
+        mask = torch.rand(model(x, y, torch.tensor(False)).shape, generator=draw) > 0.5
+        compiled = compile_torch(model, (x, y, mask), target="llvm-cpu", device="local-sync")
+        torch.testing.assert_close(torch.as_tensor(compiled(x, y, mask)), model(x, y, mask))

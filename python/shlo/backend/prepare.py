@@ -55,6 +55,7 @@ LLVM_CPU_ONLY = (
     "shlo-pad-attention-keys",
     "shlo-trig-range-reduction{types=f64}",
     "shlo-barrier-reduced-batched-operands",
+    "shlo-barrier-boolean-consumers",
 )
 VULKAN_ONLY = (
     "shlo-split-grouped-convolutions",

@@ -167,9 +167,9 @@ def reduced(x: Any, init: Any, body: str, dims: list[int]) -> Any:
     return reduce.results[0]
 
 
-def rewrite_each(module: Any, name: str, rewrite: Callable[[Any], None]) -> None:
-    """Call `rewrite(op)` on each `name` op of `module`, with new ops going in before it and
-    taking its location (the shape of most rewrite passes here)."""
+def rewrite_each(module: Any, name: str | None, rewrite: Callable[[Any], None]) -> None:
+    """Call `rewrite(op)` on each `name` op of `module` (each op, for None), with new ops going
+    in before it and taking its location (the shape of most rewrite passes here)."""
     with module.context:
         for op in ops_in(module, name):
             with ir.InsertionPoint(op), op.location:

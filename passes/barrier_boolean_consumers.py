@@ -1,0 +1,58 @@
+"""`shlo-barrier-boolean-consumers`: a contraction's result is written out before an op that
+also reads a boolean tensor uses it.
+
+IREE 3.13's data tiling on llvm-cpu (`--iree-opt-data-tiling`) fuses a matmul's or a
+convolution's elementwise consumers into its dispatch and packs their other operands into the
+result's tiled layout.  A boolean (`i1`) operand is stored as `i8`, and the pack it gets is
+typed `i1` against `i8` storage, so the compile fails (`'linalg.pack' op expected padding_value
+has 'i8' but got: 'i1'`, or an `iree_codegen.load_from_buffer` error): `torch.where(mask,
+-inf, q @ k.T)`, a causal or padding mask applied to attention scores, did not compile at any
+shape.  This pass puts an `optimization_barrier` between such an op and each of its operands
+that a contraction computes through the ops IREE fuses with it, so the contraction's dispatch
+ends there and the boolean operand is read untiled by the next one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shlo.ir.edit import barrier_operands, rewrite_each
+from shlo.ir.stablehlo import ir
+from shlo.pipeline.python_pass import register_pass
+
+_CONTRACTIONS = ("stablehlo.dot_general", "stablehlo.convolution")
+# Ops a contraction's dispatch does not reach through.
+_ROOTS = ("stablehlo.reduce", "stablehlo.optimization_barrier", "stablehlo.custom_call")
+_DEPTH = 12
+
+
+def _boolean_tensor(value: Any) -> bool:
+    kind = value.type
+    if not isinstance(kind, ir.RankedTensorType) or kind.rank == 0:
+        return False
+    element = kind.element_type
+    return isinstance(element, ir.IntegerType) and element.width == 1
+
+
+def _contracted(value: Any, depth: int = _DEPTH) -> bool:
+    """Whether `value` is computed by a contraction, through ops that fuse with it."""
+    producer = value.owner
+    if depth == 0 or not isinstance(producer, ir.OpView) or producer.name in _ROOTS:
+        return False
+    if producer.name in _CONTRACTIONS:
+        return True
+    return any(_contracted(operand, depth - 1) for operand in producer.operands)
+
+
+def _barrier(op: Any) -> None:
+    if not op.name.startswith("stablehlo.") or op.name in _CONTRACTIONS + _ROOTS:
+        return
+    if not any(map(_boolean_tensor, op.operands)):
+        return
+    barrier_operands(op, lambda value: not _boolean_tensor(value) and _contracted(value))
+
+
+@register_pass("shlo-barrier-boolean-consumers")
+def barrier_boolean_consumers(module: Any, options: None) -> None:
+    """Write each contraction result out before an op that also reads a boolean tensor."""
+    rewrite_each(module, None, _barrier)
