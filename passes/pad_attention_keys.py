@@ -383,7 +383,8 @@ def _padding_of(op: Any, region: _Region, paddings: dict[Any, _Padding]) -> _Pad
     if op.name == "stablehlo.subtract" and found[1] is None and first is not None:
         # x minus its maximum over the keys: -inf - m is -inf unless m is -inf (every real
         # x of the row is -inf, and x - m NaN) or NaN (a real x is NaN).
-        if _row_maximum_of(operands[1], region) == operands[0] and first.value == -math.inf:
+        maximum = _row_maximum_of(operands[1], region)
+        if maximum is not None and maximum == operands[0] and first.value == -math.inf:
             return _Padding(-math.inf, poisoned=True)
     known = [padding for padding in found if padding is not None]
     return _evaluated(op, known) if len(known) == len(found) else _UNKNOWN

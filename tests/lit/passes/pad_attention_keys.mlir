@@ -288,3 +288,57 @@ func.func @main() {
   check.expect_almost_eq_const %top, dense<0.0> : tensor<2x3xf32>
   return
 }
+
+// -----
+
+// A softmax whose scores are shifted by something other than their row maximum (here the
+// maximum where it is finite, else 0, as eager's flash kernel's skipped rows take it) is still
+// padded; the pass asked whether that shift is a row maximum without crashing.
+// CHECK-LABEL: func.func @shifted_by_a_select
+// CHECK: stablehlo.dot_general %arg0, %{{.*}} -> tensor<2x3x12xf32>
+func.func @shifted_by_a_select(%q: tensor<2x3x4xf32>, %k: tensor<2x9x4xf32>, %v: tensor<2x9x2xf32>) -> tensor<2x3x2xf32> {
+  %x = stablehlo.dot_general %q, %k, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<2x3x4xf32>, tensor<2x9x4xf32>) -> tensor<2x3x9xf32>
+  %low = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %low) applies stablehlo.maximum across dimensions = [2] : (tensor<2x3x9xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %lowest = stablehlo.constant dense<0xFF800000> : tensor<2x3xf32>
+  %none = stablehlo.compare EQ, %max, %lowest : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %zeros = stablehlo.constant dense<0.0> : tensor<2x3xf32>
+  %shift = stablehlo.select %none, %zeros, %max : tensor<2x3xi1>, tensor<2x3xf32>
+  %m = stablehlo.broadcast_in_dim %shift, dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x9xf32>
+  %d = stablehlo.subtract %x, %m : tensor<2x3x9xf32>
+  %e = stablehlo.exponential %d : tensor<2x3x9xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<2x3x9xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %r = stablehlo.broadcast_in_dim %sum, dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x9xf32>
+  %p = stablehlo.divide %e, %r : tensor<2x3x9xf32>
+  %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x3x9xf32>, tensor<2x9x2xf32>) -> tensor<2x3x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
+func.func @main() {
+  %qi = stablehlo.iota dim = 0 : tensor<24xf32>
+  %five = stablehlo.constant dense<5.0> : tensor<24xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<24xf32>
+  %half = stablehlo.constant dense<0.5> : tensor<24xf32>
+  %qm = stablehlo.remainder %qi, %five : tensor<24xf32>
+  %qs = stablehlo.subtract %qm, %two : tensor<24xf32>
+  %qh = stablehlo.multiply %qs, %half : tensor<24xf32>
+  %q = stablehlo.reshape %qh : (tensor<24xf32>) -> tensor<2x3x4xf32>
+  %ki = stablehlo.iota dim = 0 : tensor<72xf32>
+  %seven = stablehlo.constant dense<7.0> : tensor<72xf32>
+  %three = stablehlo.constant dense<3.0> : tensor<72xf32>
+  %quarter = stablehlo.constant dense<0.25> : tensor<72xf32>
+  %km = stablehlo.remainder %ki, %seven : tensor<72xf32>
+  %ks = stablehlo.subtract %km, %three : tensor<72xf32>
+  %kq = stablehlo.multiply %ks, %quarter : tensor<72xf32>
+  %k = stablehlo.reshape %kq : (tensor<72xf32>) -> tensor<2x9x4xf32>
+  %vi = stablehlo.iota dim = 0 : tensor<36xf32>
+  %four = stablehlo.constant dense<4.0> : tensor<36xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<36xf32>
+  %vm = stablehlo.remainder %vi, %four : tensor<36xf32>
+  %vs = stablehlo.subtract %vm, %one : tensor<36xf32>
+  %v = stablehlo.reshape %vs : (tensor<36xf32>) -> tensor<2x9x2xf32>
+  %o = func.call @shifted_by_a_select(%q, %k, %v) : (tensor<2x3x4xf32>, tensor<2x9x4xf32>, tensor<2x9x2xf32>) -> tensor<2x3x2xf32>
+  check.expect_almost_eq_const %o, dense<[[[-0.33617583, 0.6638241], [0.40820414, 1.4082042], [0.50780153, 1.5078017]], [[0.5143316, 1.5143316], [0.33734095, 1.3373408], [0.00214543, 1.0021454]]]> : tensor<2x3x2xf32>
+  return
+}
