@@ -9,7 +9,9 @@ has 'i8' but got: 'i1'`, or an `iree_codegen.load_from_buffer` error): `torch.wh
 -inf, q @ k.T)`, a causal or padding mask applied to attention scores, did not compile at any
 shape.  This pass puts an `optimization_barrier` between such an op and each of its operands
 that a contraction computes through the ops IREE fuses with it, so the contraction's dispatch
-ends there and the boolean operand is read untiled by the next one.
+ends there and the boolean operand is read untiled by the next one.  A boolean the
+contraction's own result computes (a softmax's check for rows of -inf) is made inside the
+dispatch and needs none.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def _contracted(value: Any, depth: int = _DEPTH) -> bool:
 def _barrier(op: Any) -> None:
     if not op.name.startswith("stablehlo.") or op.name in _CONTRACTIONS + _ROOTS:
         return
-    if not any(map(_boolean_tensor, op.operands)):
+    # a boolean the contraction's own result computes is made inside its dispatch, not packed
+    if all(_contracted(value) for value in op.operands if _boolean_tensor(value)):
         return
     barrier_operands(op, lambda value: not _boolean_tensor(value) and _contracted(value))
 

@@ -1,6 +1,7 @@
 // shlo-barrier-boolean-consumers: a select of a matmul's result (through an add) by a boolean
 // mask reads it through an optimization_barrier; a select whose other operands no contraction
-// computes, and a contraction whose consumers read no boolean tensor, stay as they are.
+// computes, a contraction whose consumers read no boolean tensor, and a select by a boolean the
+// contraction itself computes stay as they are.
 // RUN: shlo-opt %s --shlo-barrier-boolean-consumers | filecheck %s
 
 // CHECK-LABEL: func.func @masked_scores
@@ -33,5 +34,17 @@ func.func @scalar_predicate(%q: tensor<3x8xf32>, %k: tensor<8x6xf32>, %p: tensor
   %zero = stablehlo.constant dense<0.0> : tensor<3x6xf32>
   %s = stablehlo.dot_general %q, %k, contracting_dims = [1] x [0] : (tensor<3x8xf32>, tensor<8x6xf32>) -> tensor<3x6xf32>
   %r = stablehlo.select %p, %zero, %s : tensor<i1>, tensor<3x6xf32>
+  return %r : tensor<3x6xf32>
+}
+
+// CHECK-LABEL: func.func @own_boolean
+// CHECK-NOT: optimization_barrier
+// CHECK: return
+func.func @own_boolean(%q: tensor<3x8xf32>, %k: tensor<8x6xf32>) -> tensor<3x6xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<3x6xf32>
+  %s = stablehlo.dot_general %q, %k, contracting_dims = [1] x [0] : (tensor<3x8xf32>, tensor<8x6xf32>) -> tensor<3x6xf32>
+  %lowest = stablehlo.constant dense<0xFF800000> : tensor<3x6xf32>
+  %none = stablehlo.compare EQ, %s, %lowest : (tensor<3x6xf32>, tensor<3x6xf32>) -> tensor<3x6xi1>
+  %r = stablehlo.select %none, %zero, %s : tensor<3x6xi1>, tensor<3x6xf32>
   return %r : tensor<3x6xf32>
 }
