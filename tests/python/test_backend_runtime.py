@@ -18,7 +18,7 @@ from shlo.errors import CompileError, FrontendError, RunError
 from shlo.frontend.torch_import import import_model
 from shlo.ir.load import load
 from shlo.runtime.devices import lost_device
-from shlo.runtime.loaded import LoadedModule, available_devices
+from shlo.runtime.loaded import LoadedModule, available_devices, iree_message
 from shlo.tools.demo_models import MLP
 from zoo import EXAMPLES_FOR_CUDA
 
@@ -324,3 +324,19 @@ def test_no_device_is_kept_once_no_module_uses_it() -> None:
     numbers, held, dropped = done.stdout.strip().splitlines()
     assert numbers == "[2.0, 2.0, 2.0, 2.0]"
     assert held.startswith("held ") and float(dropped.removeprefix("dropped ")) < 0.1, done.stdout
+
+
+def test_an_iree_failure_is_one_line_without_the_vm_backtrace() -> None:
+    """A damaged module's failing import call (a shape assertion whose expected shape was
+    damaged) came with the VM's backtrace on a second line, which the CLI printed too."""
+    said = RuntimeError(
+        "Error invoking function: c/runtime/src/iree/modules/hal/utils/buffer_diagnostics.c:225: "
+        "INVALID_ARGUMENT; input0 shape dimension 0 mismatch; while invoking native function "
+        "hal.buffer_view.assert; while calling import; \n[ 0] bytecode module@1:142 -\n"
+    )
+    assert iree_message(said) == (
+        "Error invoking function: c/runtime/src/iree/modules/hal/utils/buffer_diagnostics.c:225: "
+        "INVALID_ARGUMENT; input0 shape dimension 0 mismatch; while invoking native function "
+        "hal.buffer_view.assert; while calling import;"
+    )
+    assert iree_message(IndexError()) == "IndexError"

@@ -33,6 +33,8 @@ _ALIGNMENT = 4096
 # IREE's failures as its bindings raise them: INVALID_ARGUMENT as ValueError, OUT_OF_RANGE as
 # IndexError (a damaged module's "bytecode data overrun"), every other status as RuntimeError.
 _IREE_ERRORS = (RuntimeError, ValueError, IndexError)
+# The VM's backtrace lines after a failure's message (`[ 0] bytecode module@1:142 -`).
+_BACKTRACE = re.compile(r"^\s*\[\s*\d+\]")
 # How MLIR text opens, after comments: a module, a function, an attribute or type alias, a
 # generic op, or a file-level metadata block.
 _MLIR_TEXT = re.compile(
@@ -161,7 +163,7 @@ class LoadedModule:
         try:
             self._module = ireert.VmModule.copy_buffer(self._context.instance, data)
         except _IREE_ERRORS as error:
-            raise RunError(f"not a valid IREE module (.vmfb): {error}") from None
+            raise RunError(f"not a valid IREE module (.vmfb): {iree_message(error)}") from None
         if self._parameters is not None:
             archive = parameters_module(self._context.instance, self._parameters)
             self._context.add_vm_module(archive)
@@ -169,7 +171,7 @@ class LoadedModule:
             self._context.add_vm_module(self._module)
             return
         except _IREE_ERRORS as error:
-            message = str(error)
+            message = iree_message(error)
         lost = lost_device(self.device_name, self.device, message)
         if lost is None:
             raise RunError(_registration_failure(message, self.device_name, self._parameters))
@@ -269,7 +271,7 @@ class LoadedModule:
             except RunError:
                 raise
             except _IREE_ERRORS as error:
-                message = str(error)
+                message = iree_message(error)
                 lost = lost_device(self.device_name, self.device, message)
                 if lost is None:
                     raise RunError(f"{function}: {message}") from None
@@ -303,6 +305,13 @@ class LoadedModule:
             view_to_numpy(results.get_as_object(i, ireert.HalBufferView), self.device)
             for i in range(results.size)
         ]
+
+
+def iree_message(error: BaseException) -> str:
+    """IREE's failure as one line: its message without the VM's backtrace, which names
+    bytecode offsets, not anything the user wrote."""
+    lines = [line.strip() for line in str(error).splitlines() if not _BACKTRACE.match(line)]
+    return " ".join(line for line in lines if line) or type(error).__name__
 
 
 def _module_text(read: Callable[[], Any], what: str) -> Any:
