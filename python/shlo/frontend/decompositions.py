@@ -73,6 +73,7 @@ from torch._decomp import decomposition_table
 from torch.utils import _pytree as pytree
 
 from shlo.errors import ShloError
+from shlo.frontend.attention import ATTENTION
 from shlo.frontend.bilinear import BILINEAR
 from shlo.frontend.factories import FACTORIES
 from shlo.frontend.grid_sampler import GRID_SAMPLER
@@ -775,6 +776,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.sort.stable: sort_stable,
     aten.div.Tensor_mode: floor_divide,
     aten.div.Scalar_mode: floor_divide,
+    **ATTENTION,
     **POOLING,
     **RAGGED,
     **NORMALIZATION,
