@@ -299,6 +299,13 @@ def test_an_encoded_archive_of_other_weights_is_refused(tmp_path) -> None:
         index.create_archive_file(str(mine / "w.encoded.irpa"))
         assert "does not record which archive" in (stale_encoding(mine / "w.irpa") or ""), record
     one_line_failure(run("shlo", *args), "w.encoded.irpa does not record which archive")
+    # An entry name that is not UTF-8 (a damaged packed copy): one line naming it.
+    index = ireert.ParameterIndex()
+    index.add_buffer("entryname", np.zeros(4, np.uint8))
+    index.create_archive_file(str(mine / "w.encoded.irpa"))
+    data = (mine / "w.encoded.irpa").read_bytes()
+    (mine / "w.encoded.irpa").write_bytes(data.replace(b"entryname", b"entry\xffame"))
+    one_line_failure(run("shlo", *args), "w.encoded.irpa: an entry's name is not UTF-8")
 
 
 # JSON that Python's reader takes but no int conversion survives, nested past its recursion, a

@@ -54,6 +54,19 @@ def load_index(path: str | Path, format: str | None = None) -> Any:
     return index
 
 
+def _entries(path: Path) -> dict[str, Any]:
+    """The entries of the archive at `path` by name; a name that is not UTF-8 (the bindings
+    fail to convert it) is a RunError naming the file."""
+    try:
+        return dict(load_index(path).items())
+    except RuntimeError as error:
+        if "conversion error" not in str(error):
+            raise
+        raise RunError(
+            f"cannot read the parameter archive {path}: an entry's name is not UTF-8 text"
+        ) from None
+
+
 def archive_provider(path: str | Path, scope: str, format: str | None = None) -> Any:
     """A parameter provider serving the mapped archive at `path` under `scope`; `format`
     when the file's extension does not name it (.irpa, .gguf, .safetensors)."""
@@ -83,7 +96,7 @@ def stale_encoding(archive: str | Path) -> str | None:
     packed = encoded_archive(archive)
     if not packed.is_file():
         return None
-    entries = dict(load_index(packed).items())
+    entries = _entries(packed)
     recorded = entries.get(MADE_FROM)
     redo = f"recompile with --parameters {archive} to rebuild it, or remove it"
     try:
