@@ -16,8 +16,9 @@ weighs 0 (in the tail, NaN).
 
 This covers one block of keys (512, the kernel's `kv_split_size`).  Over more, the kernel keeps
 a running maximum across blocks, skips the blocks before the first live one and never reads
-the blocks past a causal row's diagonal; written out here, that cost twice the math kernel's
-time at 1,024 keys, so longer attention keeps PyTorch's decomposition.
+the blocks past a causal row's diagonal; written out here, that machinery made long causal
+attention much slower than the math kernel, so longer attention keeps PyTorch's decomposition
+(which differs from eager where the rows above do).
 """
 
 from __future__ import annotations
