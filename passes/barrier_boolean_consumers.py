@@ -10,8 +10,9 @@ has 'i8' but got: 'i1'`, or an `iree_codegen.load_from_buffer` error): `torch.wh
 shape.  This pass puts an `optimization_barrier` between such an op and each of its operands
 that a contraction computes through the ops IREE fuses with it, so the contraction's dispatch
 ends there and the boolean operand is read untiled by the next one.  A boolean the
-contraction's own result computes (a softmax's check for rows of -inf) is made inside the
-dispatch and needs none.
+contraction's own result computes is made inside the dispatch and needs none, and an op that
+waits for a reduction of the result (a softmax's probabilities, masked where a row was all
+-inf) is in a dispatch of its own already.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ _CONTRACTIONS = ("stablehlo.dot_general", "stablehlo.convolution")
 # Ops a contraction's dispatch does not reach through.
 _ROOTS = ("stablehlo.reduce", "stablehlo.optimization_barrier", "stablehlo.custom_call")
 _DEPTH = 12
+_RESHAPES = ("stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.convert")
 
 
 def _boolean_tensor(value: Any) -> bool:
@@ -37,12 +39,27 @@ def _boolean_tensor(value: Any) -> bool:
 
 
 def _contracted(value: Any, depth: int = _DEPTH) -> bool:
-    """Whether `value` is computed by a contraction, through ops that fuse with it."""
+    """Whether `value` is computed by a contraction, through ops that fuse with it: not an op
+    that also waits for a reduction of the contraction's result (a softmax's exponential of
+    the scores minus their maximum), which IREE cannot compute in the contraction's dispatch."""
     producer = value.owner
     if depth == 0 or not isinstance(producer, ir.OpView) or producer.name in _ROOTS:
         return False
     if producer.name in _CONTRACTIONS:
         return True
+    if any(_reduces_a_contraction(operand, depth - 1) for operand in producer.operands):
+        return False
+    return any(_contracted(operand, depth - 1) for operand in producer.operands)
+
+
+def _reduces_a_contraction(value: Any, depth: int) -> bool:
+    """Whether `value` is, but for a broadcast or a reshape, a reduction of a contraction's
+    result."""
+    producer = value.owner
+    while isinstance(producer, ir.OpView) and producer.name in _RESHAPES and depth > 0:
+        producer, depth = producer.operands[0].owner, depth - 1
+    if not isinstance(producer, ir.OpView) or producer.name != "stablehlo.reduce":
+        return False
     return any(_contracted(operand, depth - 1) for operand in producer.operands)
 
 
