@@ -284,7 +284,8 @@ class AdaptiveAverage(torch.nn.Module):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 def test_adaptive_average_pooling_matches_eager(dtype: torch.dtype) -> None:
     """ATen's windows (start floor(i*n/out), end ceil((i+1)*n/out)); 3-d pooling, which
-    torch-mlir has no lowering for, is separable.  16-bit floats are averaged in f32 and
+    torch-mlir has no lowering for, sums small windows in ATen's order and is separable over
+    larger ones.  16-bit floats are averaged in f32 and
     rounded once: ATen's 3-d CPU kernel sums in f16 (cancellation there costs digits), so f16
     is held to eager's f32 average, rounded."""
     torch.manual_seed(0)
@@ -293,6 +294,27 @@ def test_adaptive_average_pooling_matches_eager(dtype: torch.dtype) -> None:
     model = AdaptiveAverage()
     want = [t.to(dtype) for t in model(*(t.float() for t in args))]
     torch.testing.assert_close(list(compile_torch(model, args)(*args)), want)
+
+
+class Area(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.interpolate(x, size=(5, 5, 5), mode="area")
+
+
+def test_a_small_3d_adaptive_window_is_summed_in_atens_order() -> None:
+    """A window holding the float maximum and its negative absorbs a finite term or not by the
+    order of its sum: ATen adds element after element over depth, height and width, and
+    divides by each extent in turn; a separable average (planes first) gave 0 where eager
+    gives -0.625 here, and was an ulp off elsewhere."""
+    biggest = torch.finfo(torch.float32).max
+    x = torch.randn(1, 2, 4, 4, 4, generator=torch.Generator().manual_seed(0))
+    x[0, 0, 2, 0, 2], x[0, 0, 2, 0, 3], x[0, 0, 3, 0, 2], x[0, 0, 3, 0, 3] = (
+        -4.5, biggest, -biggest, -2.5,
+    )  # fmt: skip
+    expected = Area()(x)
+    assert expected[0, 0, 3, 0, 3] == -0.625
+    actual = torch.as_tensor(compile_torch(Area(), (x,))(x))
+    assert torch.equal(actual, expected)
 
 
 WEIGHT_1D, WEIGHT_2D, WEIGHT_3D = (

@@ -25,7 +25,8 @@ the window's size clipped to the padded input (`count_include_pad`) or to the in
 or `divisor_override`.  Averages (and means) of f16 and bf16 tensors are computed in f32 and
 rounded once, as ATen's kernels compute them: the window's sum in the 16-bit type passed its
 maximum where the average does not.  3-d adaptive average pooling, which torch-mlir has no
-lowering for, is 2-d adaptive average pools, over the last two dimensions then over the first.
+lowering for, sums a small window element by element in ATen's order and a larger one as 2-d
+adaptive average pools, over the last two dimensions then over the first.
 
 Adaptive max pooling gathers and picks every window (ATen's bounds) as max pooling's indices
 do, values included.
@@ -315,19 +316,57 @@ def _adaptive_windows(n: int, out: int) -> Window:
     return Window(starts, 1, starts, ends - 1, longest)
 
 
+# A window of at most this many elements is summed one element after another, in ATen's order.
+_SEQUENTIAL_TERMS = 64
+
+
 def _adaptive_avg_pool3d(x: torch.Tensor, output_size: Sequence[int]) -> torch.Tensor:
-    """ATen's `_adaptive_avg_pool3d`, which torch-mlir has no lowering for, as 2-d adaptive
-    average pools (ATen's windows), over the last two dimensions then over the first: a box's
-    average is the average of its planes' averages.  16-bit floats are averaged in f32 and
-    rounded once, as the 2-d kernels do (ATen's 3-d CPU kernel sums in the 16-bit type)."""
+    """ATen's `_adaptive_avg_pool3d`, which torch-mlir has no lowering for.  A window of up to
+    `_SEQUENTIAL_TERMS` elements is summed as ATen's kernel sums it, element after element over
+    depth, height and width, and divided by its extent in each (`sum / kd / kh / kw`): the
+    order decides which terms a huge partial sum absorbs.  Larger windows are 2-d adaptive
+    average pools (ATen's windows), over the last two dimensions then over the first.  16-bit
+    floats are averaged in f32 and rounded once, as the 2-d kernels do."""
     if x.dtype in _ACCUMULATED_IN_F32:
         return _adaptive_avg_pool3d(x.float(), output_size).to(x.dtype)
+    windows = [_adaptive_windows(n, out) for n, out in zip(x.shape[-3:], output_size, strict=True)]
+    if math.prod(window.length for window in windows) <= _SEQUENTIAL_TERMS:
+        return _summed_in_order(x, windows)
     pool = aten._adaptive_avg_pool2d.default
     depth, height, width = x.shape[-3:]
     planes = pool(x.reshape(-1, depth, height, width), list(output_size[1:]))
     columns = planes.reshape(planes.shape[0], 1, depth, -1)
     averages: torch.Tensor = pool(columns, [output_size[0], columns.shape[-1]])
     return averages.reshape(*x.shape[:-3], *output_size)
+
+
+def _summed_in_order(x: torch.Tensor, windows: Sequence[Window]) -> torch.Tensor:
+    """Each window's elements added one after another in row-major order, divided by the
+    window's extent along each dimension in turn."""
+    lead = x.dim() - len(windows)
+    picked, inside, extents = x, torch.ones((), dtype=torch.bool), []
+    for dim, window in enumerate(windows):  # each dim n becomes (out, length)
+        offsets = torch.arange(window.length)
+        at = lead + 2 * dim
+        positions = window.positions(offsets)
+        picked = picked.index_select(at, positions.reshape(-1))
+        picked = picked.reshape(*picked.shape[:at], *positions.shape, *picked.shape[at + 1 :])
+        within = window.starts.unsqueeze(-1) + offsets <= window.lasts.unsqueeze(-1)
+        shape = [1] * (2 * len(windows))
+        shape[dim], shape[len(windows) + dim] = window.starts.numel(), window.length
+        inside = inside & within.reshape(shape)
+        layout = [1] * len(windows)
+        layout[dim] = -1
+        extents.append((window.lasts - window.starts + 1).reshape(layout))
+    order = [2 * d for d in range(len(windows))] + [2 * d + 1 for d in range(len(windows))]
+    picked = picked.permute(*range(lead), *(lead + d for d in order))
+    terms = torch.where(inside, picked, 0.0).flatten(-len(windows))
+    total = torch.zeros_like(terms[..., 0])
+    for index in range(terms.shape[-1]):
+        total = total + terms[..., index]
+    for size in extents:
+        total = total / size.to(total.dtype)
+    return total
 
 
 _NUMPY = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
