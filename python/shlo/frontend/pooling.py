@@ -280,15 +280,7 @@ def _pick_windows(x: torch.Tensor, windows: Sequence[Window]) -> tuple[torch.Ten
     every dimension slowly)."""
     rank = len(windows)
     lead, extents = x.dim() - rank, list(x.shape[-rank:])
-    picked = x
-    for dim, window in enumerate(windows):  # each dim n becomes (out, length)
-        positions = window.positions(torch.arange(window.length))
-        at = lead + 2 * dim
-        picked = picked.index_select(at, positions.reshape(-1))
-        picked = picked.reshape(*picked.shape[:at], *positions.shape, *picked.shape[at + 1 :])
-    order = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
-    picked = picked.permute(*range(lead), *(lead + d for d in order))
-    values, local = _pool_pick(picked.flatten(lead + rank))
+    values, local = _pool_pick(_gathered(x, windows).flatten(lead + rank))
     flat = torch.zeros_like(local)
     for dim, window in enumerate(windows):  # local's digits, a dim each
         below = math.prod(inner.length for inner in windows[dim + 1 :])
@@ -296,6 +288,21 @@ def _pick_windows(x: torch.Tensor, windows: Sequence[Window]) -> tuple[torch.Ten
         offsets = local // below % window.length
         flat = flat * extents[dim] + window.positions(offsets, shape)
     return values, flat
+
+
+def _gathered(x: torch.Tensor, windows: Sequence[Window]) -> torch.Tensor:
+    """Every window's elements, [..., outputs per dim..., window lengths...], gathered one
+    spatial dimension at a time (`Window.positions`)."""
+    rank = len(windows)
+    lead = x.dim() - rank
+    picked = x
+    for dim, window in enumerate(windows):  # each dim n becomes (out, length)
+        positions = window.positions(torch.arange(window.length))
+        at = lead + 2 * dim
+        picked = picked.index_select(at, positions.reshape(-1))
+        picked = picked.reshape(*picked.shape[:at], *positions.shape, *picked.shape[at + 1 :])
+    order = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
+    return picked.permute(*range(lead), *(lead + d for d in order))
 
 
 def _pool_pick(windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -343,24 +350,18 @@ def _adaptive_avg_pool3d(x: torch.Tensor, output_size: Sequence[int]) -> torch.T
 def _summed_in_order(x: torch.Tensor, windows: Sequence[Window]) -> torch.Tensor:
     """Each window's elements added one after another in row-major order, divided by the
     window's extent along each dimension in turn."""
-    lead = x.dim() - len(windows)
-    picked, inside, extents = x, torch.ones((), dtype=torch.bool), []
-    for dim, window in enumerate(windows):  # each dim n becomes (out, length)
-        offsets = torch.arange(window.length)
-        at = lead + 2 * dim
-        positions = window.positions(offsets)
-        picked = picked.index_select(at, positions.reshape(-1))
-        picked = picked.reshape(*picked.shape[:at], *positions.shape, *picked.shape[at + 1 :])
-        within = window.starts.unsqueeze(-1) + offsets <= window.lasts.unsqueeze(-1)
+    inside, extents = torch.ones((), dtype=torch.bool), []
+    for dim, window in enumerate(windows):
+        within = window.starts.unsqueeze(-1) + torch.arange(
+            window.length
+        ) <= window.lasts.unsqueeze(-1)
         shape = [1] * (2 * len(windows))
         shape[dim], shape[len(windows) + dim] = window.starts.numel(), window.length
         inside = inside & within.reshape(shape)
         layout = [1] * len(windows)
         layout[dim] = -1
         extents.append((window.lasts - window.starts + 1).reshape(layout))
-    order = [2 * d for d in range(len(windows))] + [2 * d + 1 for d in range(len(windows))]
-    picked = picked.permute(*range(lead), *(lead + d for d in order))
-    terms = torch.where(inside, picked, 0.0).flatten(-len(windows))
+    terms = torch.where(inside, _gathered(x, windows), 0.0).flatten(-len(windows))
     total = torch.zeros_like(terms[..., 0])
     for index in range(terms.shape[-1]):
         total = total + terms[..., index]
