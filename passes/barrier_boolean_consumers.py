@@ -38,41 +38,56 @@ def _boolean_tensor(value: Any) -> bool:
     return isinstance(element, ir.IntegerType) and element.width == 1
 
 
-def _contracted(value: Any, depth: int = _DEPTH) -> bool:
-    """Whether `value` is computed by a contraction, through ops that fuse with it: not an op
-    that also waits for a reduction of the contraction's result (a softmax's exponential of
-    the scores minus their maximum), which IREE cannot compute in the contraction's dispatch."""
-    producer = value.owner
-    if depth == 0 or not isinstance(producer, ir.OpView) or producer.name in _ROOTS:
-        return False
-    if producer.name in _CONTRACTIONS:
-        return True
-    if any(_reduces_a_contraction(operand, depth - 1) for operand in producer.operands):
-        return False
-    return any(_contracted(operand, depth - 1) for operand in producer.operands)
+class _Producers:
+    """What the ops feeding a value are, each value asked once: a graph's values are shared by
+    many consumers, and asking again along every path took time exponential in the depth."""
+
+    def __init__(self) -> None:
+        self._contracted: dict[Any, bool] = {}
+
+    def contracted(self, value: Any, depth: int = _DEPTH) -> bool:
+        """Whether `value` is computed by a contraction, through ops that fuse with it: not an
+        op that also waits for a reduction of the contraction's result (a softmax's exponential
+        of the scores minus their maximum), which IREE cannot compute in the contraction's
+        dispatch."""
+        if value not in self._contracted:
+            self._contracted[value] = self._computed(value, depth)
+        return self._contracted[value]
+
+    def _computed(self, value: Any, depth: int) -> bool:
+        producer = value.owner
+        if depth == 0 or not isinstance(producer, ir.OpView) or producer.name in _ROOTS:
+            return False
+        if producer.name in _CONTRACTIONS:
+            return True
+        operands = list(producer.operands)
+        if any(self._reduces_a_contraction(operand, depth - 1) for operand in operands):
+            return False
+        return any(self.contracted(operand, depth - 1) for operand in operands)
+
+    def _reduces_a_contraction(self, value: Any, depth: int) -> bool:
+        """Whether `value` is, but for a broadcast or a reshape, a reduction of a contraction's
+        result."""
+        producer = value.owner
+        while isinstance(producer, ir.OpView) and producer.name in _RESHAPES and depth > 0:
+            producer, depth = producer.operands[0].owner, depth - 1
+        if not isinstance(producer, ir.OpView) or producer.name != "stablehlo.reduce":
+            return False
+        return any(self.contracted(operand, depth - 1) for operand in producer.operands)
 
 
-def _reduces_a_contraction(value: Any, depth: int) -> bool:
-    """Whether `value` is, but for a broadcast or a reshape, a reduction of a contraction's
-    result."""
-    producer = value.owner
-    while isinstance(producer, ir.OpView) and producer.name in _RESHAPES and depth > 0:
-        producer, depth = producer.operands[0].owner, depth - 1
-    if not isinstance(producer, ir.OpView) or producer.name != "stablehlo.reduce":
-        return False
-    return any(_contracted(operand, depth - 1) for operand in producer.operands)
-
-
-def _barrier(op: Any) -> None:
+def _barrier(op: Any, producers: _Producers) -> None:
     if not op.name.startswith("stablehlo.") or op.name in _CONTRACTIONS + _ROOTS:
         return
+    booleans = [value for value in op.operands if _boolean_tensor(value)]
     # a boolean the contraction's own result computes is made inside its dispatch, not packed
-    if all(_contracted(value) for value in op.operands if _boolean_tensor(value)):
+    if all(producers.contracted(value) for value in booleans):
         return
-    barrier_operands(op, lambda value: not _boolean_tensor(value) and _contracted(value))
+    barrier_operands(op, lambda value: not _boolean_tensor(value) and producers.contracted(value))
 
 
 @register_pass("shlo-barrier-boolean-consumers")
 def barrier_boolean_consumers(module: Any, options: None) -> None:
     """Write each contraction result out before an op that also reads a boolean tensor."""
-    rewrite_each(module, None, _barrier)
+    producers = _Producers()
+    rewrite_each(module, None, lambda op: _barrier(op, producers))
